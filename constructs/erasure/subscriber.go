@@ -1,0 +1,369 @@
+// Package erasure holds the CDK constructs of the erasure channel:
+// ErasureChannel, deployed once by the account-service team, and
+// ErasureSubscriber, added by each store team to its own stack. Every number
+// comes from the contract's channel constants; every cap is refused at synth.
+package erasure
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/timing"
+)
+
+// ErasureSubscriberProps configures one store on the channel. Only Name,
+// Topic, ResponseQueue and one of Handler or HandlerProps are required; every
+// timing setting defaults to the caps' safe value (timing.Defaults).
+type ErasureSubscriberProps struct {
+	// Name is the store's ErasureSubscriber name: 1 to 64 of a-z, 0-9 and -,
+	// starting with a letter. It is the subscriber of every answer.
+	Name string
+	// Topic is the erasure topic; imported by ARN for a store in another account.
+	Topic awssns.ITopic
+	// ResponseQueue is the channel's response queue. Import it with
+	// awssqs.Queue_FromQueueAttributes and its KeyArn so the handler is granted
+	// the key as well.
+	ResponseQueue awssqs.IQueue
+
+	// Handler is the store's function (its Timeout is the handler timeout), or
+	// HandlerProps the props to build one with; give exactly one.
+	Handler      awslambda.Function
+	HandlerProps *awslambda.FunctionProps
+
+	// HandlerTimeout: at most T. Default T. With Handler, it must equal the
+	// function's timeout (or is taken from it).
+	HandlerTimeout awscdk.Duration
+	// VisibilityTimeout: if given, exactly visibilityTimeoutMultiplier x
+	// HandlerTimeout. Default: derived.
+	VisibilityTimeout awscdk.Duration
+	// MaxReceiveCount: at most N. Default N.
+	MaxReceiveCount *float64
+	// PassTwoDelay: at most X (and SQS's delay limit). Default X.
+	PassTwoDelay awscdk.Duration
+	// BatchTimeout: at most b and at most HandlerTimeout. Default b.
+	BatchTimeout awscdk.Duration
+	// BatchSize: records per invocation. Default 1.
+	BatchSize *float64
+	// MaxBatchingWindow: refused if it lets the worst case pass R. Default none.
+	MaxBatchingWindow awscdk.Duration
+	// RetentionPeriod: if given, exactly the channel retention.
+	RetentionPeriod awscdk.Duration
+
+	// Constants overrides the embedded channel constants (tests only).
+	Constants *contract.Constants
+}
+
+// ErasureSubscriber is one store on the channel: its queue and dead-letter
+// queue under its own KMS key, the raw-delivery SNS subscription, the handler
+// wired to the queue with partial batch failures, and the alarms an operator
+// needs.
+type ErasureSubscriber struct {
+	constructs.Construct
+
+	// Name is the subscriber name.
+	Name string
+	// Settings are the timing settings the queue and handler were built with.
+	Settings timing.Store
+	// Key encrypts Queue and DeadLetterQueue; it is never the topic's key.
+	Key awskms.Key
+	// Queue receives the erasure topic's messages as raw bodies.
+	Queue awssqs.Queue
+	// DeadLetterQueue receives a message after MaxReceiveCount receives.
+	DeadLetterQueue awssqs.Queue
+	// Function is the store's handler (nil if it could not be built).
+	Function awslambda.Function
+	// LogGroup is the handler's log group when the construct built the handler.
+	LogGroup awslogs.LogGroup
+	// DeadLetterAlarm fires when the dead-letter queue holds any message.
+	DeadLetterAlarm awscloudwatch.Alarm
+	// OldestMessageAlarm fires when a message has waited longer than one
+	// request's worst case on this store.
+	OldestMessageAlarm awscloudwatch.Alarm
+}
+
+// NewErasureSubscriber adds a store to the channel. Props that break a cap do
+// not fail here: every problem is collected and synth fails with all of them.
+func NewErasureSubscriber(scope constructs.Construct, id *string, props *ErasureSubscriberProps) *ErasureSubscriber {
+	this := constructs.NewConstruct(scope, id)
+	if props == nil {
+		props = &ErasureSubscriberProps{}
+	}
+	c := contract.Channel()
+	if props.Constants != nil {
+		c = *props.Constants
+	}
+	path := "ErasureSubscriber[" + props.Name + "]"
+	settings, problems := resolveSubscriber(props, c, path)
+	s := &ErasureSubscriber{Construct: this, Name: props.Name, Settings: settings}
+
+	// Build with the checked settings when they hold, else with the safe
+	// defaults, so that CDK's own range checks never pre-empt the full list.
+	build := settings
+	if len(problems) > 0 {
+		build = timing.Defaults(c)
+	}
+	sec := func(n int) awscdk.Duration { return awscdk.Duration_Seconds(jsii.Number(float64(n))) }
+
+	s.Key = awskms.NewKey(this, jsii.String("Key"), &awskms.KeyProps{
+		Description:       jsii.String("Erasure queue and dead-letter queue of subscriber " + props.Name),
+		EnableKeyRotation: jsii.Bool(true),
+	})
+	s.DeadLetterQueue = awssqs.NewQueue(this, jsii.String("DeadLetterQueue"), &awssqs.QueueProps{
+		Encryption:          awssqs.QueueEncryption_KMS,
+		EncryptionMasterKey: s.Key,
+		EnforceSSL:          jsii.Bool(true),
+		RetentionPeriod:     sec(build.RetentionSeconds),
+	})
+	s.Queue = awssqs.NewQueue(this, jsii.String("Queue"), &awssqs.QueueProps{
+		Encryption:          awssqs.QueueEncryption_KMS,
+		EncryptionMasterKey: s.Key,
+		EnforceSSL:          jsii.Bool(true),
+		RetentionPeriod:     sec(build.RetentionSeconds),
+		VisibilityTimeout:   sec(build.VisibilityTimeoutSeconds),
+		DeadLetterQueue: &awssqs.DeadLetterQueue{
+			Queue:           s.DeadLetterQueue,
+			MaxReceiveCount: jsii.Number(float64(build.MaxReceiveCount)),
+		},
+	})
+	if props.Topic != nil {
+		props.Topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(s.Queue, &awssnssubscriptions.SqsSubscriptionProps{
+			RawMessageDelivery: jsii.Bool(true),
+		}))
+	}
+
+	env := map[string]*string{
+		contract.EnvSubscriber:          jsii.String(props.Name),
+		contract.EnvQueueURL:            s.Queue.QueueUrl(),
+		contract.EnvPassTwoDelaySeconds: jsii.String(strconv.Itoa(build.PassTwoDelaySeconds)),
+		contract.EnvBatchTimeoutSeconds: jsii.String(strconv.Itoa(build.BatchTimeoutSeconds)),
+	}
+	if props.ResponseQueue != nil {
+		env[contract.EnvResponseQueueURL] = props.ResponseQueue.QueueUrl()
+	}
+	switch {
+	case props.Handler != nil && props.HandlerProps == nil:
+		s.Function = props.Handler
+		for k, v := range env {
+			s.Function.AddEnvironment(jsii.String(k), v, nil)
+		}
+	case props.HandlerProps != nil && props.Handler == nil:
+		fp := *props.HandlerProps
+		merged := map[string]*string{}
+		if fp.Environment != nil {
+			for k, v := range *fp.Environment {
+				merged[k] = v
+			}
+		}
+		for k, v := range env {
+			merged[k] = v
+		}
+		fp.Environment = &merged
+		fp.Timeout = sec(build.HandlerTimeoutSeconds)
+		if fp.Role == nil && fp.LogGroup == nil {
+			// Least privilege instead of AWSLambdaBasicExecutionRole: the
+			// handler may write to its own log group and nothing else.
+			s.LogGroup = awslogs.NewLogGroup(this, jsii.String("HandlerLogs"), &awslogs.LogGroupProps{
+				Retention: awslogs.RetentionDays_ONE_MONTH,
+			})
+			role := awsiam.NewRole(this, jsii.String("HandlerRole"), &awsiam.RoleProps{
+				AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+				Description: jsii.String("Erasure handler of subscriber " + props.Name),
+			})
+			role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Actions:   jsii.Strings("logs:CreateLogStream", "logs:PutLogEvents"),
+				Resources: jsii.Strings(*s.LogGroup.LogGroupArn()),
+			}))
+			fp.Role, fp.LogGroup = role, s.LogGroup
+		}
+		s.Function = awslambda.NewFunction(this, jsii.String("Handler"), &fp)
+	}
+	if s.Function != nil {
+		var window awscdk.Duration
+		if build.MaxBatchingWindowSeconds > 0 {
+			window = sec(build.MaxBatchingWindowSeconds)
+		}
+		s.Function.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queue, &awslambdaeventsources.SqsEventSourceProps{
+			BatchSize:               jsii.Number(float64(build.BatchSize)),
+			MaxBatchingWindow:       window,
+			ReportBatchItemFailures: jsii.Bool(true),
+		}))
+		if props.ResponseQueue != nil {
+			grantSend(props.ResponseQueue, s.Function)
+		}
+		grantSend(s.Queue, s.Function) // pass two re-sends to the store's own queue
+	}
+
+	s.DeadLetterAlarm = awscloudwatch.NewAlarm(this, jsii.String("DeadLetterAlarm"), &awscloudwatch.AlarmProps{
+		AlarmDescription: jsii.String("Erasure requests for subscriber " + props.Name + " reached the dead-letter queue: they were not handled and need an operator."),
+		Metric: s.DeadLetterQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+			Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum"),
+		}),
+		Threshold:          jsii.Number(1),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	s.OldestMessageAlarm = awscloudwatch.NewAlarm(this, jsii.String("OldestMessageAlarm"), &awscloudwatch.AlarmProps{
+		AlarmDescription: jsii.String(fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", props.Name, build.WorstCaseSeconds())),
+		Metric: s.Queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
+			Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum"),
+		}),
+		Threshold:          jsii.Number(float64(build.WorstCaseSeconds())),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+
+	if len(problems) > 0 {
+		this.Node().AddValidation(&validation{problems: problems})
+	}
+	return s
+}
+
+// grantSend lets grantee send to q and nothing more: sqs:SendMessage, and on
+// an encrypted queue the two key actions SendMessage needs (CDK's
+// GrantSendMessages adds kms:Encrypt, kms:ReEncrypt* and kms:GenerateDataKey*).
+func grantSend(q awssqs.IQueue, grantee awsiam.IGrantable) {
+	q.Grant(grantee, jsii.String("sqs:SendMessage"))
+	if k := q.EncryptionMasterKey(); k != nil {
+		k.Grant(grantee, jsii.String("kms:GenerateDataKey"), jsii.String("kms:Decrypt"))
+	}
+}
+
+// MetricNotApplicable is the ErasureNotApplicable metric the handler publishes
+// for this subscriber: a count of NOT_APPLICABLE answers.
+func (s *ErasureSubscriber) MetricNotApplicable(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	p := awscloudwatch.MetricProps{
+		Namespace:     jsii.String(contract.MetricNamespace),
+		MetricName:    jsii.String(contract.MetricNotApplicable),
+		DimensionsMap: &map[string]*string{contract.MetricDimensionSubscriber: jsii.String(s.Name)},
+		Statistic:     jsii.String("Sum"),
+		Period:        awscdk.Duration_Minutes(jsii.Number(5)),
+	}
+	if opts != nil {
+		if opts.Period != nil {
+			p.Period = opts.Period
+		}
+		if opts.Statistic != nil {
+			p.Statistic = opts.Statistic
+		}
+		p.Label, p.Color, p.Unit, p.Account, p.Region = opts.Label, opts.Color, opts.Unit, opts.Account, opts.Region
+	}
+	return awscloudwatch.NewMetric(&p)
+}
+
+// AddNotApplicableAlarm alarms when the store answers NOT_APPLICABLE at least
+// threshold times in one 5-minute period: the hook for a team that expects
+// its store to hold data of every kind it is asked about.
+func (s *ErasureSubscriber) AddNotApplicableAlarm(id string, threshold float64) awscloudwatch.Alarm {
+	return awscloudwatch.NewAlarm(s, jsii.String(id), &awscloudwatch.AlarmProps{
+		AlarmDescription:   jsii.String("Subscriber " + s.Name + " answered NOT_APPLICABLE: check the claim that it holds nothing of that kind."),
+		Metric:             s.MetricNotApplicable(nil),
+		Threshold:          jsii.Number(threshold),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+}
+
+// resolveSubscriber turns props into timing settings and lists every problem.
+func resolveSubscriber(p *ErasureSubscriberProps, c contract.Constants, path string) (timing.Store, timing.Problems) {
+	var l timing.Problems
+	s := timing.Defaults(c)
+	field := func(name string) string { return path + "." + name }
+
+	if !contract.IsSubscriberName(p.Name) {
+		l.Add(field("name"), timing.Invalid, "%q is not a subscriber name: 1 to 64 of a-z, 0-9 and -, starting with a letter, not ending with -", p.Name)
+	}
+	if p.Topic == nil {
+		l.Add(field("topic"), timing.Invalid, "the erasure topic is required")
+	} else if f := p.Topic.Fifo(); f != nil && *f {
+		l.Add(field("topic"), timing.FIFO, "a FIFO topic cannot deliver to a standard queue, and pass two needs per-message delay")
+	}
+	if p.ResponseQueue == nil {
+		l.Add(field("responseQueue"), timing.Invalid, "the response queue is required")
+	} else if f := p.ResponseQueue.Fifo(); f != nil && *f {
+		l.Add(field("responseQueue"), timing.FIFO, "the channel's response queue is a standard queue")
+	}
+	if (p.Handler == nil) == (p.HandlerProps == nil) {
+		l.Add(field("handler"), timing.Invalid, "give exactly one of Handler and HandlerProps")
+	}
+
+	timeoutOK := true
+	if p.HandlerTimeout != nil {
+		s.HandlerTimeoutSeconds, timeoutOK = wholeSeconds(&l, field("handlerTimeout"), p.HandlerTimeout)
+	}
+	if p.Handler != nil {
+		fnSeconds, ok := 3, true // Lambda's default timeout
+		if t := p.Handler.Timeout(); t != nil {
+			fnSeconds, ok = wholeSeconds(&l, field("handler.timeout"), t)
+		}
+		switch {
+		case !ok:
+			timeoutOK = false
+		case p.HandlerTimeout == nil:
+			s.HandlerTimeoutSeconds = fnSeconds
+		case timeoutOK && fnSeconds != s.HandlerTimeoutSeconds:
+			l.Add(field("handlerTimeout"), timing.NotDerived, "%d s differs from the handler function's timeout of %d s", s.HandlerTimeoutSeconds, fnSeconds)
+		}
+	}
+	if p.HandlerProps != nil && p.HandlerProps.Timeout != nil {
+		l.Add(field("handlerProps.timeout"), timing.Invalid, "set HandlerTimeout, not HandlerProps.Timeout: the construct derives the queue from it")
+	}
+	s.VisibilityTimeoutSeconds = c.VisibilityTimeoutMultiplier * s.HandlerTimeoutSeconds
+	if p.VisibilityTimeout != nil {
+		if v, ok := wholeSeconds(&l, field("visibilityTimeout"), p.VisibilityTimeout); ok && timeoutOK {
+			s.VisibilityTimeoutSeconds = v
+		}
+	}
+	if p.MaxReceiveCount != nil {
+		if n, ok := wholeNumber(&l, field("maxReceiveCount"), *p.MaxReceiveCount); ok {
+			s.MaxReceiveCount = n
+		}
+	}
+	if p.PassTwoDelay != nil {
+		if v, ok := wholeSeconds(&l, field("passTwoDelay"), p.PassTwoDelay); ok {
+			s.PassTwoDelaySeconds = v
+		}
+	}
+	if p.BatchTimeout != nil {
+		if v, ok := wholeSeconds(&l, field("batchTimeout"), p.BatchTimeout); ok {
+			s.BatchTimeoutSeconds = v
+		}
+	} else if s.HandlerTimeoutSeconds < s.BatchTimeoutSeconds && timeoutOK {
+		s.BatchTimeoutSeconds = max(s.HandlerTimeoutSeconds, 1) // a shorter handler gets a batch timeout that fits
+	}
+	if p.BatchSize != nil {
+		if n, ok := wholeNumber(&l, field("batchSize"), *p.BatchSize); ok {
+			s.BatchSize = n
+		}
+	}
+	if p.MaxBatchingWindow != nil {
+		if v, ok := wholeSeconds(&l, field("maxBatchingWindow"), p.MaxBatchingWindow); ok {
+			s.MaxBatchingWindowSeconds = v
+		}
+	}
+	if p.RetentionPeriod != nil {
+		if v, ok := wholeSeconds(&l, field("retentionPeriod"), p.RetentionPeriod); ok {
+			s.RetentionSeconds = v
+		}
+	}
+	if timeoutOK {
+		l = append(l, s.Check(c, path)...)
+	}
+	return s, l
+}

@@ -1,0 +1,109 @@
+package stacks
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+)
+
+// AppConfig is the CDK app's configuration, read from cdk.json context.
+type AppConfig struct {
+	Region         string // erasure:region
+	ChannelAccount string // erasure:channelAccount
+	StoreAccount   string // erasure:storeAccount, the cross-account example store's account
+	ResponseKeyArn string // erasure:responseKeyArn, the channel stack's ErasureResponseKeyArn output
+	ExtraStores    int    // erasure:extraStores, more same-account stores (for scale runs)
+	HandlerAsset   string // the example handler's asset directory
+}
+
+// Physical names of the channel's topic and response queue, so that the
+// cross-account store can build their ARNs from account and region.
+const (
+	TopicName         = "erasure-topic"
+	ResponseQueueName = "erasure-responses"
+)
+
+// DefaultAppConfig is the embedded default: placeholder accounts, so that
+// synth needs no AWS credentials.
+func DefaultAppConfig() AppConfig {
+	return AppConfig{
+		Region:         "eu-west-1",
+		ChannelAccount: "111111111111",
+		StoreAccount:   "222222222222",
+		ResponseKeyArn: "arn:aws:kms:eu-west-1:111111111111:key/00000000-0000-4000-8000-000000000000",
+	}
+}
+
+// ConfigFromContext reads the app's context over the defaults.
+func ConfigFromContext(app awscdk.App) (AppConfig, error) {
+	cfg := DefaultAppConfig()
+	str := func(key string, dst *string) {
+		if v := app.Node().TryGetContext(jsii.String(key)); v != nil {
+			*dst = fmt.Sprint(v)
+		}
+	}
+	str("erasure:region", &cfg.Region)
+	str("erasure:channelAccount", &cfg.ChannelAccount)
+	str("erasure:storeAccount", &cfg.StoreAccount)
+	str("erasure:responseKeyArn", &cfg.ResponseKeyArn)
+	if v := app.Node().TryGetContext(jsii.String("erasure:extraStores")); v != nil {
+		n, err := strconv.Atoi(fmt.Sprint(v))
+		if err != nil || n < 0 {
+			return cfg, fmt.Errorf("stacks: context erasure:extraStores must be a whole number")
+		}
+		cfg.ExtraStores = n
+	}
+	return cfg, nil
+}
+
+// App is the synthesized app's stacks.
+type App struct {
+	Channel *ChannelStack
+	Stores  []*StoreStack
+}
+
+// BuildApp adds the channel stack and the example stores to app, and the
+// cdk-nag AwsSolutions checks over all of it.
+func BuildApp(app awscdk.App, cfg AppConfig) *App {
+	channelEnv := &awscdk.Environment{Account: jsii.String(cfg.ChannelAccount), Region: jsii.String(cfg.Region)}
+	storeEnv := &awscdk.Environment{Account: jsii.String(cfg.StoreAccount), Region: jsii.String(cfg.Region)}
+	out := &App{}
+	out.Channel = NewChannelStack(app, "ErasureChannel", &ChannelStackProps{
+		StackProps:        awscdk.StackProps{Env: channelEnv, Description: jsii.String("Erasure channel: topic, response queue, keys and alarms")},
+		StoreAccounts:     []string{cfg.StoreAccount},
+		TopicName:         TopicName,
+		ResponseQueueName: ResponseQueueName,
+	})
+	// A store beside the channel: same app, same account, cross-stack references.
+	out.Stores = append(out.Stores, NewStoreStack(app, "SpaceStore", &StoreStackProps{
+		StackProps:   awscdk.StackProps{Env: channelEnv, Description: jsii.String("Example store 'space', in the channel's account")},
+		Name:         "space",
+		Channel:      out.Channel.Channel,
+		HandlerAsset: cfg.HandlerAsset,
+	}))
+	// A store in another account: the channel imported by ARN.
+	out.Stores = append(out.Stores, NewStoreStack(app, "LedgerStore", &StoreStackProps{
+		StackProps: awscdk.StackProps{Env: storeEnv, Description: jsii.String("Example store 'ledger', in another account")},
+		Name:       "ledger",
+		Imported: &ImportedChannel{
+			TopicArn:         fmt.Sprintf("arn:aws:sns:%s:%s:%s", cfg.Region, cfg.ChannelAccount, TopicName),
+			ResponseQueueArn: fmt.Sprintf("arn:aws:sqs:%s:%s:%s", cfg.Region, cfg.ChannelAccount, ResponseQueueName),
+			ResponseKeyArn:   cfg.ResponseKeyArn,
+		},
+		HandlerAsset: cfg.HandlerAsset,
+	}))
+	for i := 1; i <= cfg.ExtraStores; i++ {
+		name := fmt.Sprintf("store-%03d", i)
+		out.Stores = append(out.Stores, NewStoreStack(app, fmt.Sprintf("Store%03d", i), &StoreStackProps{
+			StackProps:   awscdk.StackProps{Env: channelEnv},
+			Name:         name,
+			Channel:      out.Channel.Channel,
+			HandlerAsset: cfg.HandlerAsset,
+		}))
+	}
+	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	return out
+}

@@ -1,0 +1,143 @@
+// Package timing holds one store's timing settings on the erasure channel and
+// the rules that bind them to the channel constants: the caps, the exact
+// visibility derivation and the worst case that must end inside R. It is pure
+// Go: the CDK constructs check their props with it, and the emulator tests
+// and erasurectl build the same topology from it, so no setting is retyped.
+package timing
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+)
+
+// ProblemType classifies a refused setting. Tests compare the type and the
+// path, never the prose.
+type ProblemType string
+
+// The problem types.
+const (
+	AboveCap        ProblemType = "AboveCap"        // past a channel cap or an AWS limit
+	BelowMinimum    ProblemType = "BelowMinimum"    // below the least that works
+	NotDerived      ProblemType = "NotDerived"      // must equal a derivation and does not
+	UnresolvedToken ProblemType = "UnresolvedToken" // a CDK token where a cap must be checked at synth
+	FIFO            ProblemType = "FIFO"            // pass two needs per-message delay
+	Invalid         ProblemType = "Invalid"         // wrong shape: a name, a fraction, a missing input
+	BreaksTiming    ProblemType = "BreaksTiming"    // within the caps, but the sum breaks R
+)
+
+// Problem is one refused setting: where, what kind, and the value and cap.
+type Problem struct {
+	Path   string // e.g. ErasureSubscriber[space].handlerTimeout
+	Type   ProblemType
+	Detail string
+}
+
+func (p Problem) String() string { return fmt.Sprintf("%s: %s: %s", p.Path, p.Type, p.Detail) }
+
+// Problems is every problem of one construct, reported together.
+type Problems []Problem
+
+// Add appends a problem.
+func (l *Problems) Add(path string, t ProblemType, format string, args ...any) {
+	*l = append(*l, Problem{Path: path, Type: t, Detail: fmt.Sprintf(format, args...)})
+}
+
+// Strings returns one line per problem.
+func (l Problems) Strings() []string {
+	out := make([]string, len(l))
+	for i, p := range l {
+		out[i] = p.String()
+	}
+	return out
+}
+
+func (l Problems) String() string { return strings.Join(l.Strings(), "\n") }
+
+// Store is one store's settings, in seconds and counts.
+type Store struct {
+	HandlerTimeoutSeconds    int // the Lambda timeout, at most T
+	VisibilityTimeoutSeconds int // exactly multiplier x handler timeout
+	MaxReceiveCount          int // at most N
+	PassTwoDelaySeconds      int // at most X and SQS's delay limit
+	BatchTimeoutSeconds      int // at most b and the handler timeout
+	BatchSize                int // records per invocation
+	MaxBatchingWindowSeconds int // 0 for none
+	RetentionSeconds         int // exactly the channel retention
+}
+
+// Defaults are the caps' safe settings: what a store that sets nothing gets.
+// The batch size is 1, so one invocation carries one destructive request and
+// its batch timeout always fits inside the handler timeout.
+func Defaults(c contract.Constants) Store {
+	return Store{
+		HandlerTimeoutSeconds:    c.HandlerTimeoutCapSeconds,
+		VisibilityTimeoutSeconds: c.VisibilityTimeoutMultiplier * c.HandlerTimeoutCapSeconds,
+		MaxReceiveCount:          c.MaxReceiveCount,
+		PassTwoDelaySeconds:      c.PassTwoDelayCapSeconds,
+		BatchTimeoutSeconds:      c.BatchTimeoutCapSeconds,
+		BatchSize:                1,
+		RetentionSeconds:         c.QueueRetentionSeconds,
+	}
+}
+
+// WorstCaseSeconds is the longest a request can take from publication to the
+// end of its last handler run on this store: each pass can use every receive
+// (N−1 visibility timeouts, then a handler run of T), each receive can wait a
+// batching window, and pass two waits its delay. At the caps with no window it
+// is 2·(N−1)·V + 2·T + X, the seed's bound on R.
+func (s Store) WorstCaseSeconds() int {
+	pass := (s.MaxReceiveCount-1)*s.VisibilityTimeoutSeconds + s.HandlerTimeoutSeconds + s.MaxReceiveCount*s.MaxBatchingWindowSeconds
+	return 2*pass + s.PassTwoDelaySeconds
+}
+
+// Check returns every way s breaks the channel's rules; path prefixes each
+// problem's field (e.g. "ErasureSubscriber[space]").
+func (s Store) Check(c contract.Constants, path string) Problems {
+	var l Problems
+	f := func(field string) string { return path + "." + field }
+	capped := func(field string, v, lo, hi int, hiName string) bool {
+		switch {
+		case v < lo:
+			l.Add(f(field), BelowMinimum, "%d is below the minimum of %d", v, lo)
+		case v > hi:
+			l.Add(f(field), AboveCap, "%d is above the cap of %d (%s)", v, hi, hiName)
+		default:
+			return true
+		}
+		return false
+	}
+	capped("handlerTimeout", s.HandlerTimeoutSeconds, 1, c.HandlerTimeoutCapSeconds, "T, handlerTimeoutCapSeconds, seconds")
+	if want := c.VisibilityTimeoutMultiplier * s.HandlerTimeoutSeconds; s.VisibilityTimeoutSeconds != want {
+		l.Add(f("visibilityTimeout"), NotDerived, "%d s is not exactly %d x handlerTimeout (%d s)", s.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier, want)
+	}
+	capped("maxReceiveCount", s.MaxReceiveCount, 1, c.MaxReceiveCount, "N, maxReceiveCount")
+	passCap, passName := c.PassTwoDelayCapSeconds, "X, passTwoDelayCapSeconds, seconds"
+	if c.AWS.SQSDelayMaxSeconds < passCap {
+		passCap, passName = c.AWS.SQSDelayMaxSeconds, "SQS's delay limit, seconds"
+	}
+	capped("passTwoDelay", s.PassTwoDelaySeconds, 0, passCap, passName)
+	batchCap, batchName := c.BatchTimeoutCapSeconds, "b, batchTimeoutCapSeconds, seconds"
+	if s.HandlerTimeoutSeconds < batchCap {
+		batchCap, batchName = s.HandlerTimeoutSeconds, "this store's handlerTimeout, seconds"
+	}
+	capped("batchTimeout", s.BatchTimeoutSeconds, 1, batchCap, batchName)
+	sizeCap, sizeName := c.AWS.LambdaSQSBatchSizeMax, "AWS's batch size limit without a batching window"
+	if s.MaxBatchingWindowSeconds > 0 {
+		sizeCap, sizeName = 10000, "AWS's batch size limit for a standard queue"
+	}
+	capped("batchSize", s.BatchSize, 1, sizeCap, sizeName)
+	windowOK := capped("maxBatchingWindow", s.MaxBatchingWindowSeconds, 0, c.AWS.LambdaSQSBatchingWindowMaxSeconds, "AWS's batching window limit, seconds")
+	if s.RetentionSeconds != c.QueueRetentionSeconds {
+		l.Add(f("retentionPeriod"), NotDerived, "%d s is not the channel retention of %d s (queueRetentionSeconds)", s.RetentionSeconds, c.QueueRetentionSeconds)
+	}
+	if windowOK && s.MaxBatchingWindowSeconds > 0 {
+		if worst := s.WorstCaseSeconds(); worst > c.ExpiryPeriodSeconds {
+			l.Add(f("maxBatchingWindow"), BreaksTiming,
+				"%d s makes this store's worst case 2((N-1)V + T + N*window) + X = %d s, past R = %d s (expiryPeriodSeconds)",
+				s.MaxBatchingWindowSeconds, worst, c.ExpiryPeriodSeconds)
+		}
+	}
+	return l
+}
