@@ -108,7 +108,7 @@ func (s Store) Check(c contract.Constants, path string) Problems {
 		}
 		return false
 	}
-	capped("handlerTimeout", s.HandlerTimeoutSeconds, 1, c.HandlerTimeoutCapSeconds, "T, handlerTimeoutCapSeconds, seconds")
+	handlerOK := capped("handlerTimeout", s.HandlerTimeoutSeconds, 1, c.HandlerTimeoutCapSeconds, "T, handlerTimeoutCapSeconds, seconds")
 	if want := c.VisibilityTimeoutMultiplier * s.HandlerTimeoutSeconds; s.VisibilityTimeoutSeconds != want {
 		l.Add(f("visibilityTimeout"), NotDerived, "%d s is not exactly %d x handlerTimeout (%d s)", s.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier, want)
 	}
@@ -119,7 +119,7 @@ func (s Store) Check(c contract.Constants, path string) Problems {
 	}
 	capped("passTwoDelay", s.PassTwoDelaySeconds, 0, passCap, passName)
 	batchCap, batchName := c.BatchTimeoutCapSeconds, "b, batchTimeoutCapSeconds, seconds"
-	if s.HandlerTimeoutSeconds < batchCap {
+	if handlerOK && s.HandlerTimeoutSeconds < batchCap { // a broken handler timeout is reported once, not again here
 		batchCap, batchName = s.HandlerTimeoutSeconds, "this store's handlerTimeout, seconds"
 	}
 	capped("batchTimeout", s.BatchTimeoutSeconds, 1, batchCap, batchName)

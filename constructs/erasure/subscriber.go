@@ -270,7 +270,7 @@ func (s *ErasureSubscriber) MetricNotApplicable(opts *awscloudwatch.MetricOption
 // threshold times in one 5-minute period: the hook for a team that expects
 // its store to hold data of every kind it is asked about.
 func (s *ErasureSubscriber) AddNotApplicableAlarm(id string, threshold float64) awscloudwatch.Alarm {
-	return awscloudwatch.NewAlarm(s, jsii.String(id), &awscloudwatch.AlarmProps{
+	return awscloudwatch.NewAlarm(s.Construct, jsii.String(id), &awscloudwatch.AlarmProps{
 		AlarmDescription:   jsii.String("Subscriber " + s.Name + " answered NOT_APPLICABLE: check the claim that it holds nothing of that kind."),
 		Metric:             s.MetricNotApplicable(nil),
 		Threshold:          jsii.Number(threshold),

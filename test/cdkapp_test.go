@@ -1,0 +1,138 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/linn-cloud/erasure-channel/stacks"
+)
+
+// cdkContext is cdk.json's context: tests synthesize with the flags the app
+// deploys with (nag findings fail synth through the validation report).
+func cdkContext(t testing.TB) map[string]interface{} {
+	t.Helper()
+	b, err := os.ReadFile("../cdk.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Context map[string]interface{} `json:"context"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Context
+}
+
+// newApp is a fresh App writing to its own directory.
+func newApp(t testing.TB) (awscdk.App, string) {
+	t.Helper()
+	ctx := cdkContext(t)
+	dir := t.TempDir()
+	return awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(dir)}), dir
+}
+
+// template is one synthesized stack's template.
+type template map[string]interface{}
+
+func readTemplates(t testing.TB, dir string) map[string]template {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.template.json"))
+	out := map[string]template{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tpl template
+		if err := json.Unmarshal(b, &tpl); err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(f[:len(f)-len(".template.json")])] = tpl
+	}
+	return out
+}
+
+// resources returns the logical ids and bodies of one type's resources.
+func (tpl template) resources(typ string) map[string]map[string]interface{} {
+	out := map[string]map[string]interface{}{}
+	for id, r := range tpl["Resources"].(map[string]interface{}) {
+		res := r.(map[string]interface{})
+		if res["Type"] == typ {
+			out[id] = res
+		}
+	}
+	return out
+}
+
+// one returns the single resource of a type, failing otherwise.
+func (tpl template) one(t testing.TB, typ string) (string, map[string]interface{}) {
+	t.Helper()
+	rs := tpl.resources(typ)
+	if len(rs) != 1 {
+		t.Fatalf("%d resources of type %s, want 1", len(rs), typ)
+	}
+	for id, r := range rs {
+		return id, r["Properties"].(map[string]interface{})
+	}
+	return "", nil
+}
+
+var (
+	defaultOnce sync.Once
+	defaultTpls map[string]template
+	defaultDir  string
+	defaultErr  error
+)
+
+// defaultApp synthesizes the app cdk.json runs, once per test binary.
+func defaultApp(t testing.TB) map[string]template {
+	t.Helper()
+	defaultOnce.Do(func() {
+		asset, err := stacks.BuildHandler(stacks.ExampleHandlerPackage)
+		if err != nil {
+			defaultErr = err
+			return
+		}
+		ctx := cdkContext(t)
+		dir, err := os.MkdirTemp("", "erasure-default-app")
+		if err != nil {
+			defaultErr = err
+			return
+		}
+		app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(dir)})
+		cfg, err := stacks.ConfigFromContext(app)
+		if err != nil {
+			defaultErr = err
+			return
+		}
+		cfg.HandlerAsset = asset
+		stacks.BuildApp(app, cfg)
+		defaultErr = synth(app)
+		if defaultErr == nil {
+			defaultTpls, defaultDir = readTemplates(t, dir), dir
+		}
+	})
+	if defaultErr != nil {
+		t.Fatal(defaultErr)
+	}
+	return defaultTpls
+}
+
+// synth runs app.Synth, turning CDK's validation panic into an error.
+func synth(app awscdk.App) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	app.Synth(nil)
+	return nil
+}

@@ -1,0 +1,264 @@
+package test
+
+import (
+	"bufio"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/stacks"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func num(v interface{}) int {
+	f, _ := v.(float64)
+	return int(f)
+}
+
+// TestSubscriberTemplate asserts every property the subscriber derives from
+// the constants, for each example store.
+func TestSubscriberTemplate(t *testing.T) {
+	c := contract.Channel()
+	tpls := defaultApp(t)
+	for _, name := range []string{"SpaceStore", "LedgerStore"} {
+		t.Run(name, func(t *testing.T) {
+			tpl := tpls[name]
+			queues := tpl.resources("AWS::SQS::Queue")
+			if len(queues) != 2 {
+				t.Fatalf("%d queues, want queue + DLQ", len(queues))
+			}
+			var main, dlq map[string]interface{}
+			var dlqID string
+			for id, q := range queues {
+				p := q["Properties"].(map[string]interface{})
+				if _, ok := p["RedrivePolicy"]; ok {
+					main = p
+				} else {
+					dlq, dlqID = p, id
+				}
+			}
+			if main == nil || dlq == nil {
+				t.Fatal("no redriving queue")
+			}
+			if got := num(main["VisibilityTimeout"]); got != c.VisibilityTimeoutMultiplier*c.HandlerTimeoutCapSeconds {
+				t.Errorf("visibility %d, want %d x T", got, c.VisibilityTimeoutMultiplier)
+			}
+			redrive := main["RedrivePolicy"].(map[string]interface{})
+			if got := num(redrive["maxReceiveCount"]); got != c.MaxReceiveCount {
+				t.Errorf("maxReceiveCount %d, want N = %d", got, c.MaxReceiveCount)
+			}
+			if !strings.Contains(fmt.Sprint(redrive["deadLetterTargetArn"]), dlqID) {
+				t.Errorf("redrive does not target the DLQ")
+			}
+			for what, q := range map[string]map[string]interface{}{"queue": main, "DLQ": dlq} {
+				if got := num(q["MessageRetentionPeriod"]); got != c.QueueRetentionSeconds {
+					t.Errorf("%s retention %d, want %d", what, got, c.QueueRetentionSeconds)
+				}
+				if _, ok := q["KmsMasterKeyId"]; !ok {
+					t.Errorf("%s is not KMS-encrypted", what)
+				}
+				if _, ok := q["FifoQueue"]; ok {
+					t.Errorf("%s is FIFO", what)
+				}
+			}
+			keyID, key := tpl.one(t, "AWS::KMS::Key")
+			if key["EnableKeyRotation"] != true {
+				t.Error("key rotation off")
+			}
+			if !strings.Contains(fmt.Sprint(main["KmsMasterKeyId"]), keyID) || !strings.Contains(fmt.Sprint(dlq["KmsMasterKeyId"]), keyID) {
+				t.Error("queues are not under the store's own key")
+			}
+			if !strings.Contains(fmt.Sprint(key["KeyPolicy"]), "sns.amazonaws.com") {
+				t.Error("the store key does not let SNS deliver")
+			}
+			_, sub := tpl.one(t, "AWS::SNS::Subscription")
+			if sub["RawMessageDelivery"] != true || sub["Protocol"] != "sqs" {
+				t.Errorf("subscription %v", sub)
+			}
+			_, esm := tpl.one(t, "AWS::Lambda::EventSourceMapping")
+			if fmt.Sprint(esm["FunctionResponseTypes"]) != "[ReportBatchItemFailures]" {
+				t.Errorf("no partial batch failures: %v", esm["FunctionResponseTypes"])
+			}
+			if num(esm["BatchSize"]) != 1 {
+				t.Errorf("batch size %v, want the default 1", esm["BatchSize"])
+			}
+			_, fn := tpl.one(t, "AWS::Lambda::Function")
+			if num(fn["Timeout"]) != c.HandlerTimeoutCapSeconds || fn["Runtime"] != "provided.al2023" {
+				t.Errorf("function timeout %v runtime %v", fn["Timeout"], fn["Runtime"])
+			}
+			env := fn["Environment"].(map[string]interface{})["Variables"].(map[string]interface{})
+			for _, v := range contract.HandlerEnvironmentVariables {
+				if _, ok := env[v]; !ok {
+					t.Errorf("handler environment lacks %s", v)
+				}
+			}
+			if env[contract.EnvPassTwoDelaySeconds] != fmt.Sprint(c.PassTwoDelayCapSeconds) || env[contract.EnvBatchTimeoutSeconds] != fmt.Sprint(c.BatchTimeoutCapSeconds) {
+				t.Errorf("timing environment %v", env)
+			}
+			// TLS only on both queues.
+			if got := strings.Count(fmt.Sprint(tpl.resources("AWS::SQS::QueuePolicy")), "aws:SecureTransport"); got < 2 {
+				t.Errorf("TLS-only policy on %d queues, want 2", got)
+			}
+			// Least privilege: only these actions, no wildcard.
+			allowed := map[string]bool{"logs:CreateLogStream": true, "logs:PutLogEvents": true, "sqs:SendMessage": true,
+				"sqs:ReceiveMessage": true, "sqs:ChangeMessageVisibility": true, "sqs:GetQueueUrl": true, "sqs:DeleteMessage": true,
+				"sqs:GetQueueAttributes": true, "kms:Decrypt": true, "kms:GenerateDataKey": true}
+			for _, pol := range tpl.resources("AWS::IAM::Policy") {
+				for _, st := range pol["Properties"].(map[string]interface{})["PolicyDocument"].(map[string]interface{})["Statement"].([]interface{}) {
+					acts := st.(map[string]interface{})["Action"]
+					list, ok := acts.([]interface{})
+					if !ok {
+						list = []interface{}{acts}
+					}
+					for _, a := range list {
+						if !allowed[a.(string)] {
+							t.Errorf("handler may %v", a)
+						}
+					}
+				}
+			}
+			if len(tpl.resources("AWS::CloudWatch::Alarm")) < 2 {
+				t.Error("missing DLQ / oldest-message alarms")
+			}
+		})
+	}
+}
+
+func TestChannelTemplate(t *testing.T) {
+	c := contract.Channel()
+	tpl := defaultApp(t)["ErasureChannel"]
+	_, topic := tpl.one(t, "AWS::SNS::Topic")
+	if topic["KmsMasterKeyId"] == nil {
+		t.Error("topic not encrypted")
+	}
+	if _, ok := topic["FifoTopic"]; ok {
+		t.Error("FIFO topic")
+	}
+	keys := tpl.resources("AWS::KMS::Key")
+	if len(keys) != 2 {
+		t.Fatalf("%d keys, want a topic key and a response key", len(keys))
+	}
+	for id, k := range keys {
+		if k["Properties"].(map[string]interface{})["EnableKeyRotation"] != true {
+			t.Errorf("%s: rotation off", id)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(tpl.resources("AWS::SNS::TopicPolicy")), "aws:SecureTransport") {
+		t.Error("topic policy is not TLS-only")
+	}
+	if !strings.Contains(fmt.Sprint(tpl.resources("AWS::SNS::TopicPolicy")), "sns:Subscribe") {
+		t.Error("store accounts may not subscribe")
+	}
+	for id, q := range tpl.resources("AWS::SQS::Queue") {
+		p := q["Properties"].(map[string]interface{})
+		if num(p["MessageRetentionPeriod"]) != c.QueueRetentionSeconds {
+			t.Errorf("%s retention %v", id, p["MessageRetentionPeriod"])
+		}
+		if rp, ok := p["RedrivePolicy"].(map[string]interface{}); ok && num(rp["maxReceiveCount"]) != c.MaxReceiveCount {
+			t.Errorf("%s maxReceiveCount %v", id, rp["maxReceiveCount"])
+		}
+	}
+	alarms := fmt.Sprint(tpl.resources("AWS::CloudWatch::Alarm"))
+	if !strings.Contains(alarms, fmt.Sprintf("Threshold:%d", c.ExpiryPeriodSeconds)) {
+		t.Errorf("no oldest-response alarm at R: %s", alarms)
+	}
+	outputs := tpl["Outputs"].(map[string]interface{})
+	for _, o := range []string{stacks.OutputTopicArn, stacks.OutputResponseQueueURL, stacks.OutputResponseQueueArn, stacks.OutputResponseKeyArn} {
+		if _, ok := outputs[o]; !ok {
+			t.Errorf("missing output %s", o)
+		}
+	}
+}
+
+// TestCrossAccountStore: the store in account B subscribes to the topic of
+// account A by ARN, and the channel lets account B subscribe and answer.
+func TestCrossAccountStore(t *testing.T) {
+	cfg := stacks.DefaultAppConfig()
+	tpls := defaultApp(t)
+	_, sub := tpls["LedgerStore"].one(t, "AWS::SNS::Subscription")
+	want := fmt.Sprintf("arn:aws:sns:%s:%s:%s", cfg.Region, cfg.ChannelAccount, stacks.TopicName)
+	if sub["TopicArn"] != want || sub["Region"] != cfg.Region {
+		t.Errorf("subscription topic %v region %v", sub["TopicArn"], sub["Region"])
+	}
+	ch := tpls["ErasureChannel"]
+	for _, typ := range []string{"AWS::SNS::TopicPolicy", "AWS::SQS::QueuePolicy", "AWS::KMS::Key"} {
+		if !strings.Contains(fmt.Sprint(ch.resources(typ)), cfg.StoreAccount) {
+			t.Errorf("%s does not admit the store account", typ)
+		}
+	}
+}
+
+// TestLogicalIDsAreStable: a changed logical id replaces a queue and loses its
+// messages. Run with -update to accept a deliberate change.
+func TestLogicalIDsAreStable(t *testing.T) {
+	var lines []string
+	for stack, tpl := range defaultApp(t) {
+		for _, typ := range []string{"AWS::SQS::Queue", "AWS::SNS::Topic", "AWS::KMS::Key", "AWS::SNS::Subscription", "AWS::Lambda::Function", "AWS::Lambda::EventSourceMapping"} {
+			for id := range tpl.resources(typ) {
+				lines = append(lines, stack+" "+typ+" "+id)
+			}
+		}
+	}
+	sort.Strings(lines)
+	const golden = "testdata/logical-ids.golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var want []string
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		want = append(want, sc.Text())
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("logical ids changed:\n got %v\nwant %v", lines, want)
+	}
+}
+
+// TestAppIsNagClean: cdk-nag's AwsSolutions pack ran over every stack of the
+// default app, every rule it checked is Compliant, and nothing is suppressed.
+func TestAppIsNagClean(t *testing.T) {
+	tpls := defaultApp(t)
+	reports, _ := filepath.Glob(filepath.Join(defaultDir, "AwsSolutions-*-NagReport.csv"))
+	if len(reports) != len(tpls) {
+		t.Fatalf("%d nag reports for %d stacks", len(reports), len(tpls))
+	}
+	rules := 0
+	for _, path := range reports {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range rows[1:] {
+			rules++
+			if row[2] != "Compliant" {
+				t.Errorf("%s: %s on %s is %s (%s)", filepath.Base(path), row[0], row[1], row[2], row[3])
+			}
+		}
+	}
+	if rules == 0 {
+		t.Fatal("no nag rule was checked")
+	}
+	for name, tpl := range tpls {
+		if strings.Contains(fmt.Sprint(tpl), "cdk_nag") {
+			t.Errorf("%s carries a cdk-nag suppression", name)
+		}
+	}
+}
