@@ -63,7 +63,9 @@ func TestCapsAreRefusedAtSynth(t *testing.T) {
 		{"visibility-not-derived", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) {
 			p.HandlerTimeout, p.VisibilityTimeout = secs(T), secs(c.VisibilityTimeoutMultiplier*T-1)
 		}), []string{"visibilityTimeout: NotDerived"}},
-		{"max-receive", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) { p.MaxReceiveCount = jsii.Number(float64(N + 1)) }), []string{"maxReceiveCount: AboveCap"}},
+		{"max-receive", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) {
+			p.MaxReceiveCount = jsii.Number(float64(N + 1))
+		}), []string{"maxReceiveCount: AboveCap"}},
 		{"max-receive-token", with(func(p *erasure.ErasureSubscriberProps, s awscdk.Stack) { p.MaxReceiveCount = numberToken(s) }), []string{"maxReceiveCount: UnresolvedToken"}},
 		{"pass-two", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) { p.PassTwoDelay = secs(X + 1) }), []string{"passTwoDelay: AboveCap"}},
 		{"pass-two-past-sqs", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) {
@@ -74,7 +76,9 @@ func TestCapsAreRefusedAtSynth(t *testing.T) {
 		{"batch-past-handler", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) {
 			p.HandlerTimeout, p.BatchTimeout = secs(T/2), secs(T/2+1)
 		}), []string{"batchTimeout: AboveCap: 31 is above the cap of 30 (this store's handlerTimeout"}},
-		{"retention", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) { p.RetentionPeriod = secs(c.QueueRetentionSeconds / 2) }), []string{"retentionPeriod: NotDerived"}},
+		{"retention", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) {
+			p.RetentionPeriod = secs(c.QueueRetentionSeconds / 2)
+		}), []string{"retentionPeriod: NotDerived"}},
 		{"batching-window", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) { p.MaxBatchingWindow = secs(1) }), []string{"maxBatchingWindow: BreaksTiming"}},
 		{"batching-window-token", with(func(p *erasure.ErasureSubscriberProps, s awscdk.Stack) {
 			p.MaxBatchingWindow = awscdk.Duration_Seconds(numberToken(s))
