@@ -1,0 +1,63 @@
+package timing
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+)
+
+func TestDefaultsHoldAndMatchTheSeedBound(t *testing.T) {
+	c := contract.Channel()
+	d := Defaults(c)
+	if p := d.Check(c, "S"); len(p) != 0 {
+		t.Fatalf("defaults break the rules:\n%s", p)
+	}
+	if d.WorstCaseSeconds() != c.RedeliveryBoundSeconds() {
+		t.Fatalf("worst case at the caps %d, want 2(N-1)V + 2T + X = %d", d.WorstCaseSeconds(), c.RedeliveryBoundSeconds())
+	}
+	if d.WorstCaseSeconds() > c.ExpiryPeriodSeconds {
+		t.Fatalf("the defaults' worst case passes R")
+	}
+}
+
+func TestCheckFindsEachProblem(t *testing.T) {
+	c := contract.Channel()
+	for _, tc := range []struct {
+		name string
+		mod  func(*Store)
+		want string
+	}{
+		{"T", func(s *Store) { s.HandlerTimeoutSeconds++; s.VisibilityTimeoutSeconds += c.VisibilityTimeoutMultiplier }, "S.handlerTimeout: AboveCap"},
+		{"V", func(s *Store) { s.VisibilityTimeoutSeconds-- }, "S.visibilityTimeout: NotDerived"},
+		{"N", func(s *Store) { s.MaxReceiveCount++ }, "S.maxReceiveCount: AboveCap"},
+		{"N zero", func(s *Store) { s.MaxReceiveCount = 0 }, "S.maxReceiveCount: BelowMinimum"},
+		{"X", func(s *Store) { s.PassTwoDelaySeconds++ }, "S.passTwoDelay: AboveCap"},
+		{"b", func(s *Store) { s.BatchTimeoutSeconds++ }, "S.batchTimeout: AboveCap"},
+		{"retention", func(s *Store) { s.RetentionSeconds-- }, "S.retentionPeriod: NotDerived"},
+		{"window", func(s *Store) { s.MaxBatchingWindowSeconds = 1 }, "S.maxBatchingWindow: BreaksTiming"},
+		{"window past AWS", func(s *Store) { s.MaxBatchingWindowSeconds = c.AWS.LambdaSQSBatchingWindowMaxSeconds + 1 }, "S.maxBatchingWindow: AboveCap"},
+		{"batch size", func(s *Store) { s.BatchSize = c.AWS.LambdaSQSBatchSizeMax + 1 }, "S.batchSize: AboveCap"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Defaults(c)
+			tc.mod(&s)
+			got := s.Check(c, "S")
+			if len(got) != 1 || !strings.HasPrefix(got[0].String(), tc.want) {
+				t.Fatalf("got %v, want one %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestBatchingWindowFitsWhenTheStoreHasSlack: a store with a shorter handler
+// may use a batching window, as long as its worst case stays inside R.
+func TestBatchingWindowFitsWhenTheStoreHasSlack(t *testing.T) {
+	c := contract.Channel()
+	s := Defaults(c)
+	s.HandlerTimeoutSeconds, s.VisibilityTimeoutSeconds, s.BatchTimeoutSeconds = 30, 30*c.VisibilityTimeoutMultiplier, 30
+	s.MaxBatchingWindowSeconds, s.BatchSize = 20, 50
+	if p := s.Check(c, "S"); len(p) != 0 {
+		t.Fatalf("refused: %s (worst case %d, R %d)", p, s.WorstCaseSeconds(), c.ExpiryPeriodSeconds)
+	}
+}
