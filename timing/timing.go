@@ -141,3 +141,23 @@ func (s Store) Check(c contract.Constants, path string) Problems {
 	}
 	return l
 }
+
+// Scaled returns c with every duration divided by divisor (rounded up) and
+// the derived values recomputed, R raised to the redelivery bound if rounding
+// left it short: the same channel, faster, for integration tests and the
+// local channel. It fails if the scaled constants break the arithmetic.
+func Scaled(c contract.Constants, divisor int) (contract.Constants, error) {
+	up := func(n int) int { return (n + divisor - 1) / divisor }
+	s := c
+	s.HandlerTimeoutCapSeconds = up(c.HandlerTimeoutCapSeconds)
+	s.VisibilityTimeoutCapSeconds = c.VisibilityTimeoutMultiplier * s.HandlerTimeoutCapSeconds
+	s.PassTwoDelayCapSeconds = up(c.PassTwoDelayCapSeconds)
+	s.BatchTimeoutCapSeconds = up(c.BatchTimeoutCapSeconds)
+	s.ClockSkewAllowanceSeconds = up(c.ClockSkewAllowanceSeconds)
+	s.RoundPublishBoundSeconds = up(c.RoundPublishBoundSeconds)
+	s.PublisherTickSeconds = up(c.PublisherTickSeconds)
+	s.QueueRetentionSeconds = max(up(c.QueueRetentionSeconds), c.AWS.SQSRetentionMinSeconds)
+	s.ExpiryPeriodSeconds = max(up(c.ExpiryPeriodSeconds), s.RedeliveryBoundSeconds())
+	s.DuplicateAfterCompletionWindowSeconds = s.ExpiryPeriodSeconds + s.ClockSkewAllowanceSeconds + s.HandlerTimeoutCapSeconds + s.BatchTimeoutCapSeconds
+	return s, s.Check()
+}

@@ -1,0 +1,169 @@
+package publisher
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+)
+
+// RoundKey identifies one broadcast: a requestId and its sendNo (0 for CHECK
+// and CLASSIFY, whose answers carry none).
+type RoundKey struct {
+	RequestID string
+	SendNo    int
+}
+
+// KeyOf is the round an answer belongs to.
+func KeyOf(r contract.Response) RoundKey { return RoundKey{RequestID: r.RequestID, SendNo: r.SendNo} }
+
+// Collector gathers answers per round. A subscriber that answers a round
+// twice (an SQS redelivery) keeps its first answer.
+type Collector struct {
+	mu      sync.Mutex
+	answers map[RoundKey]map[string]contract.Response
+	notify  chan struct{}
+}
+
+// NewCollector returns an empty collector.
+func NewCollector() *Collector {
+	return &Collector{answers: map[RoundKey]map[string]contract.Response{}, notify: make(chan struct{}, 1)}
+}
+
+// Add records an answer.
+func (c *Collector) Add(r contract.Response) {
+	c.mu.Lock()
+	k := KeyOf(r)
+	if c.answers[k] == nil {
+		c.answers[k] = map[string]contract.Response{}
+	}
+	if _, seen := c.answers[k][r.Subscriber]; !seen {
+		c.answers[k][r.Subscriber] = r
+	}
+	c.mu.Unlock()
+	select {
+	case c.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Changed is signalled (without blocking) when an answer is added.
+func (c *Collector) Changed() <-chan struct{} { return c.notify }
+
+// RoundStatus is who has answered a round, and how.
+type RoundStatus struct {
+	Answered      map[string]contract.Response // by subscriber
+	Missing       []string                     // expected subscribers with no answer yet
+	NotApplicable []string                     // subscribers that answered NOT_APPLICABLE
+	Unexpected    []string                     // subscribers that answered but were not expected
+}
+
+// Complete reports whether every expected subscriber has answered.
+func (s RoundStatus) Complete() bool { return len(s.Missing) == 0 }
+
+// Status reports a round against the subscribers expected to answer it.
+func (c *Collector) Status(k RoundKey, expected []string) RoundStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := RoundStatus{Answered: map[string]contract.Response{}}
+	want := map[string]bool{}
+	for _, s := range expected {
+		want[s] = true
+		if _, ok := c.answers[k][s]; !ok {
+			st.Missing = append(st.Missing, s)
+		}
+	}
+	for s, r := range c.answers[k] {
+		st.Answered[s] = r
+		if r.NotApplicable() {
+			st.NotApplicable = append(st.NotApplicable, s)
+		}
+		if !want[s] {
+			st.Unexpected = append(st.Unexpected, s)
+		}
+	}
+	sort.Strings(st.Missing)
+	sort.Strings(st.NotApplicable)
+	sort.Strings(st.Unexpected)
+	return st
+}
+
+// ReceiveAPI is what the reader calls on SQS.
+type ReceiveAPI interface {
+	ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
+	DeleteMessage(ctx context.Context, in *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error)
+}
+
+// Reader reads the response queue into a Collector. A valid answer is
+// recorded and deleted; an invalid one is left on the queue, so that after
+// maxReceiveCount receives it moves to the response dead-letter queue and
+// nothing is dropped silently. It logs codes and counts only.
+type Reader struct {
+	client    ReceiveAPI
+	queueURL  string
+	collector *Collector
+	log       *slog.Logger
+	invalid   int
+}
+
+// NewReader returns a reader of the response queue at queueURL.
+func NewReader(client ReceiveAPI, queueURL string, c *Collector, log *slog.Logger) *Reader {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Reader{client: client, queueURL: queueURL, collector: c, log: log}
+}
+
+// Poll receives once (long-polling up to wait) and returns how many valid
+// answers it recorded.
+func (r *Reader) Poll(ctx context.Context, wait time.Duration) (int, error) {
+	out, err := r.client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+		QueueUrl:            aws.String(r.queueURL),
+		MaxNumberOfMessages: 10,
+		WaitTimeSeconds:     int32(wait / time.Second),
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range out.Messages {
+		resp, err := contract.ParseResponse([]byte(aws.ToString(m.Body)))
+		if err != nil {
+			r.invalid++
+			var ce *contract.ContractError
+			code := "ERROR"
+			if errors.As(err, &ce) {
+				code = string(ce.Code)
+			}
+			r.log.Warn("erasure answer refused; left for the dead-letter queue", "code", code, "refused", r.invalid)
+			continue
+		}
+		r.collector.Add(resp)
+		if _, err := r.client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(r.queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+			r.log.Warn("erasure answer not deleted; it will be read again", "code", "DELETE_FAILED")
+		}
+		n++
+	}
+	return n, nil
+}
+
+// Run polls until ctx ends.
+func (r *Reader) Run(ctx context.Context, wait time.Duration) error {
+	for ctx.Err() == nil {
+		if _, err := r.Poll(ctx, wait); err != nil && ctx.Err() == nil {
+			r.log.Warn("erasure response queue receive failed", "code", "RECEIVE_FAILED")
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+		}
+	}
+	return nil
+}

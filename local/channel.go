@@ -1,0 +1,161 @@
+// Package local runs an erasure channel on the SNS/SQS emulator: the same
+// topology the constructs synthesize (raw delivery, redrive with N, the
+// store's visibility and retention, all from a timing.Store), and a poller that
+// plays Lambda's SQS event source mapping for a store handler in process.
+// Integration tests and erasurectl's local channel use it.
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/timing"
+)
+
+// Clients are SDK clients pointed at an endpoint with static test credentials.
+type Clients struct {
+	SQS *sqs.Client
+	SNS *sns.Client
+}
+
+// NewClients points SQS and SNS clients at endpoint (the emulator).
+func NewClients(endpoint, region string) Clients {
+	creds := credentials.NewStaticCredentialsProvider("local", "local", "")
+	return Clients{
+		SQS: sqs.New(sqs.Options{Region: region, BaseEndpoint: aws.String(endpoint), Credentials: creds}),
+		SNS: sns.New(sns.Options{Region: region, BaseEndpoint: aws.String(endpoint), Credentials: creds}),
+	}
+}
+
+// StoreSpec is one store: its subscriber name and timing settings.
+type StoreSpec struct {
+	Name     string
+	Settings timing.Store
+}
+
+// Spec describes a channel. Prefix keeps several channels apart on one emulator.
+type Spec struct {
+	Prefix    string
+	Constants contract.Constants
+	Stores    []StoreSpec
+}
+
+// Queue is one queue's addresses.
+type Queue struct {
+	URL string
+	ARN string
+}
+
+// Store is one store's queues.
+type Store struct {
+	Spec            StoreSpec
+	Queue           Queue
+	DeadLetterQueue Queue
+}
+
+// Channel is a created channel.
+type Channel struct {
+	Clients
+	TopicARN                string
+	ResponseQueue           Queue
+	ResponseDeadLetterQueue Queue
+	Stores                  map[string]*Store
+}
+
+// Create builds the channel's topic, response queue and every store's queues
+// and subscription.
+func Create(ctx context.Context, cl Clients, spec Spec) (*Channel, error) {
+	c := spec.Constants
+	ch := &Channel{Clients: cl, Stores: map[string]*Store{}}
+	topic, err := cl.SNS.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String(spec.Prefix + "erasure-topic")})
+	if err != nil {
+		return nil, fmt.Errorf("local: create topic: %w", err)
+	}
+	ch.TopicARN = aws.ToString(topic.TopicArn)
+	retention := strconv.Itoa(c.QueueRetentionSeconds)
+	if ch.ResponseDeadLetterQueue, err = createQueue(ctx, cl.SQS, spec.Prefix+"erasure-responses-dlq", map[string]string{
+		"MessageRetentionPeriod": retention,
+	}); err != nil {
+		return nil, err
+	}
+	if ch.ResponseQueue, err = createQueue(ctx, cl.SQS, spec.Prefix+"erasure-responses", map[string]string{
+		"MessageRetentionPeriod": retention,
+		"RedrivePolicy":          redrive(ch.ResponseDeadLetterQueue.ARN, c.MaxReceiveCount),
+	}); err != nil {
+		return nil, err
+	}
+	for _, s := range spec.Stores {
+		st := &Store{Spec: s}
+		if st.DeadLetterQueue, err = createQueue(ctx, cl.SQS, spec.Prefix+s.Name+"-erasure-dlq", map[string]string{
+			"MessageRetentionPeriod": strconv.Itoa(s.Settings.RetentionSeconds),
+		}); err != nil {
+			return nil, err
+		}
+		if st.Queue, err = createQueue(ctx, cl.SQS, spec.Prefix+s.Name+"-erasure", map[string]string{
+			"MessageRetentionPeriod": strconv.Itoa(s.Settings.RetentionSeconds),
+			"VisibilityTimeout":      strconv.Itoa(s.Settings.VisibilityTimeoutSeconds),
+			"RedrivePolicy":          redrive(st.DeadLetterQueue.ARN, s.Settings.MaxReceiveCount),
+		}); err != nil {
+			return nil, err
+		}
+		if _, err := cl.SNS.Subscribe(ctx, &sns.SubscribeInput{
+			TopicArn:   aws.String(ch.TopicARN),
+			Protocol:   aws.String("sqs"),
+			Endpoint:   aws.String(st.Queue.ARN),
+			Attributes: map[string]string{"RawMessageDelivery": "true"},
+		}); err != nil {
+			return nil, fmt.Errorf("local: subscribe %s: %w", s.Name, err)
+		}
+		ch.Stores[s.Name] = st
+	}
+	return ch, nil
+}
+
+func redrive(dlqARN string, maxReceive int) string {
+	b, _ := json.Marshal(map[string]any{"deadLetterTargetArn": dlqARN, "maxReceiveCount": maxReceive})
+	return string(b)
+}
+
+func createQueue(ctx context.Context, client *sqs.Client, name string, attrs map[string]string) (Queue, error) {
+	out, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+	if err != nil {
+		return Queue{}, fmt.Errorf("local: create queue %s: %w", name, err)
+	}
+	q := Queue{URL: aws.ToString(out.QueueUrl)}
+	a, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn},
+	})
+	if err != nil {
+		return Queue{}, fmt.Errorf("local: queue arn %s: %w", name, err)
+	}
+	q.ARN = a.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+	return q, nil
+}
+
+// CountMessages returns a queue's visible, in-flight and delayed counts.
+func CountMessages(ctx context.Context, client *sqs.Client, url string) (visible, inFlight, delayed int, err error) {
+	a, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{
+			sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed,
+		},
+	})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	visible, _ = strconv.Atoi(a.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)])
+	inFlight, _ = strconv.Atoi(a.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)])
+	delayed, _ = strconv.Atoi(a.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed)])
+	return visible, inFlight, delayed, nil
+}
