@@ -6,53 +6,37 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/linn-cloud/erasure-channel/emulator"
 	"github.com/linn-cloud/erasure-channel/stacks"
 )
 
 func main() {
+	emulator.ExecWithPinnedNode()
 	defer jsii.Close()
 	props := &awscdk.AppProps{}
 	if os.Getenv("CDK_OUTDIR") == "" { // not under the CDK CLI
-		ctx, err := cdkJSONContext("cdk.json")
-		if err != nil {
+		var err error
+		if props, err = stacks.LocalAppProps("cdk.json", "cdk.out"); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		props.Context = &ctx
-		props.Outdir = jsii.String("cdk.out")
 	}
-	app := awscdk.NewApp(props)
-	cfg, err := stacks.ConfigFromContext(app)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	if cfg.HandlerAsset, err = stacks.BuildHandler(stacks.ExampleHandlerPackage); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	if _, err := stacks.Synthesize(props); err != nil {
+		var se *stacks.SynthError
+		if errors.As(err, &se) {
+			for _, l := range se.Lines {
+				fmt.Fprintln(os.Stderr, l)
+			}
+		} else {
+			fmt.Fprintln(os.Stderr, err)
+		}
 		os.Exit(1)
 	}
-	stacks.BuildApp(app, cfg)
-	app.Synth(nil)
-}
-
-// cdkJSONContext reads the "context" object of cdk.json.
-func cdkJSONContext(path string) (map[string]interface{}, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("app: run from the repository root, where cdk.json is: %w", err)
-	}
-	var f struct {
-		Context map[string]interface{} `json:"context"`
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("app: cdk.json is not JSON: %w", err)
-	}
-	return f.Context, nil
 }

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/linn-cloud/erasure-channel/local"
+)
+
+// awsFlags choose the account: the standard AWS credential chain, or a local
+// endpoint (the emulator) with --endpoint-url.
+type awsFlags struct {
+	EndpointURL string `name:"endpoint-url" help:"Send to this endpoint instead of AWS (e.g. the local channel's emulator)."`
+	Region      string `default:"eu-west-1" env:"AWS_REGION" help:"The AWS region."`
+}
+
+func (f awsFlags) clients(ctx context.Context) (local.Clients, error) {
+	if f.EndpointURL != "" {
+		return local.NewClients(f.EndpointURL, f.Region), nil
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(f.Region))
+	if err != nil {
+		return local.Clients{}, fail(exitEnvironment, "AWS configuration: %v", err)
+	}
+	return local.Clients{SQS: sqs.NewFromConfig(cfg), SNS: sns.NewFromConfig(cfg)}, nil
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/linn-cloud/erasure-channel/schema"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var binary string
+
+// TestMain builds the real binary once; every test runs it as a user would.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "erasurectl-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "erasurectl")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// erasurectl runs the binary from the repository root.
+func erasurectl(t *testing.T, stdin []byte, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+func TestHelpIsGolden(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"local", "--help"}, {"validate", "--help"}, {"publish", "--help"}, {"watch", "--help"}, {"synth", "--help"}} {
+		r := erasurectl(t, nil, args...)
+		if r.code != exitOK {
+			t.Fatalf("%v: exit %d", args, r.code)
+		}
+		name := "erasurectl"
+		if args[0] != "--help" {
+			name = args[0]
+		}
+		golden := filepath.Join("testdata", "help-"+name+".golden")
+		if *update {
+			_ = os.WriteFile(golden, []byte(r.stdout), 0o644)
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.stdout != string(want) {
+			t.Errorf("%v help differs from %s:\n%s", args, golden, r.stdout)
+		}
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{{"no-such-command"}, {"validate"}, {"validate", "/no/such/file"}, {"publish", "erase"}, {"local", "--time-scale", "0"}} {
+		if r := erasurectl(t, nil, args...); r.code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, r.code, exitUsage, r.stderr)
+		}
+	}
+}
+
+// TestValidateEveryFixture: the exit code and the verdict match the shared
+// manifest for every fixture, and no output carries the body.
+func TestValidateEveryFixture(t *testing.T) {
+	raw, _ := fs.ReadFile(schema.Fixtures, "fixtures/manifest.json")
+	var man struct {
+		Cases []struct{ File, ParseRequest, Validate string }
+	}
+	if err := json.Unmarshal(raw, &man); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range man.Cases {
+		c := c
+		t.Run(c.File, func(t *testing.T) {
+			t.Parallel()
+			body, _ := fs.ReadFile(schema.Fixtures, "fixtures/"+c.File)
+			for _, mode := range []struct {
+				args []string
+				want string
+				ok   string
+			}{
+				{[]string{"--json", "validate", "-"}, c.Validate, "VALID"},
+				{[]string{"--json", "validate", "--request", "-"}, c.ParseRequest, "OK"},
+			} {
+				r := erasurectl(t, body, mode.args...)
+				var v verdict
+				if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+					t.Fatalf("%s: not JSON: %q", c.File, r.stdout)
+				}
+				got := v.Code
+				if v.Valid {
+					got = mode.ok
+				}
+				wantCode := exitCheckFailed
+				if v.Valid {
+					wantCode = exitOK
+				}
+				if got != mode.want || r.code != wantCode {
+					t.Errorf("%s %v: %s exit %d, want %s", c.File, mode.args, got, r.code, mode.want)
+				}
+				if len(body) > 8 && (strings.Contains(r.stdout+r.stderr, string(body)) || strings.Contains(r.stdout+r.stderr, "example.com")) {
+					t.Errorf("%s: output echoes the body", c.File)
+				}
+			}
+		})
+	}
+	// A file path works as well as stdin.
+	r := erasurectl(t, nil, "validate", "schema/fixtures/valid/erase-account.json")
+	if r.code != exitOK || r.stdout != "valid request erasure/ERASE\n" {
+		t.Errorf("validate FILE: %d %q", r.code, r.stdout)
+	}
+}
+
+func TestConstantsJSON(t *testing.T) {
+	r := erasurectl(t, nil, "--json", "constants")
+	var rows []constantRow
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &rows) != nil || len(rows) != 12 {
+		t.Fatalf("exit %d: %s", r.code, r.stdout)
+	}
+	for _, row := range rows {
+		if !row.Holds || row.Meaning == "" {
+			t.Errorf("%+v", row)
+		}
+	}
+	if txt := erasurectl(t, nil, "constants").stdout; !strings.Contains(txt, "2·(N−1)·V + 2·T + X = 2·4·360 + 2·60 + 300 = 3300") {
+		t.Errorf("the table does not show R's derivation:\n%s", txt)
+	}
+}
+
+// TestSynthAndLocalEndToEnd: synth passes every cap, and `local` runs the
+// whole channel and every example store answers both rounds.
+func TestSynthAndLocalEndToEnd(t *testing.T) {
+	out := t.TempDir()
+	r := erasurectl(t, nil, "--json", "synth", "--out", out)
+	var s struct {
+		Stores []storeRow
+	}
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &s) != nil || len(s.Stores) < 2 {
+		t.Fatalf("synth exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	for _, st := range s.Stores {
+		if len(st.Violations) != 0 || st.VisibilityTimeout.Value != st.VisibilityTimeout.Cap {
+			t.Errorf("store %+v", st)
+		}
+	}
+	r = erasurectl(t, nil, "--json", "local", "--no-synth", "--out", out)
+	var sum localSummary
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil || r.code != exitOK {
+		t.Fatalf("local exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	if !sum.Complete || len(sum.Stores) != len(s.Stores) {
+		t.Fatalf("summary %+v", sum)
+	}
+	for round, answers := range sum.Rounds {
+		if len(answers) != len(sum.Stores) {
+			t.Errorf("%s: %d answers for %d stores", round, len(answers), len(sum.Stores))
+		}
+	}
+	for store, erased := range sum.Erased {
+		if !erased {
+			t.Errorf("%s still holds the sample account", store)
+		}
+	}
+}

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/publisher"
+	"github.com/linn-cloud/erasure-channel/contract/sender"
+	"github.com/linn-cloud/erasure-channel/contract/storehandler"
+	"github.com/linn-cloud/erasure-channel/emulator"
+	"github.com/linn-cloud/erasure-channel/examplestore"
+	"github.com/linn-cloud/erasure-channel/local"
+	"github.com/linn-cloud/erasure-channel/timing"
+)
+
+type localCmd struct {
+	synthFlags
+	TimeScale int  `name:"time-scale" default:"60" help:"Divide every channel duration by this, so a round trip takes seconds (1 runs the deployed timings: pass two alone then waits 5 minutes)."`
+	NoSynth   bool `name:"no-synth" help:"Use the templates already in --out instead of synthesizing first."`
+	Keep      bool `help:"Leave the channel running after the round trip, for your own handler; Ctrl-C stops it."`
+	Verbose   bool `help:"Print the store handlers' logs (codes and counts only) on stderr."`
+}
+
+// roundResult is one store's answer to one round.
+type roundResult struct {
+	Answer    string  `json:"answer"`
+	AfterSecs float64 `json:"afterSeconds"`
+}
+
+type localSummary struct {
+	Endpoint    string                            `json:"endpoint"`
+	TimeScale   int                               `json:"timeScale"`
+	Stores      []string                          `json:"stores"`
+	Rounds      map[string]map[string]roundResult `json:"rounds"` // round -> store -> answer
+	Complete    bool                              `json:"complete"`
+	Erased      map[string]bool                   `json:"erased"` // store -> the sample account is gone
+	TotalSecs   float64                           `json:"totalSeconds"`
+	RoundTripMs int64                             `json:"roundTripMilliseconds"`
+}
+
+func (l *localCmd) Run(g *globals) error {
+	if l.TimeScale < 1 {
+		return fail(exitUsage, "--time-scale must be at least 1")
+	}
+	start := time.Now()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var stores []local.TemplateStore
+	var err error
+	if l.NoSynth {
+		if stores, err = local.StoresFromTemplates(l.Out); err != nil {
+			return fail(exitEnvironment, "%v", err)
+		}
+	} else {
+		if !g.JSON {
+			fmt.Fprintf(g.Stdout, "synthesizing the app to %s …\n", l.Out)
+		}
+		if stores, err = l.synthesize(g); err != nil {
+			return err
+		}
+	}
+	if len(stores) == 0 {
+		return fail(exitCheckFailed, "the templates hold no ErasureSubscriber")
+	}
+	scaled, err := timing.Scaled(contract.Channel(), l.TimeScale)
+	if err != nil {
+		return fail(exitUsage, "--time-scale %d breaks the channel's arithmetic: %v", l.TimeScale, err)
+	}
+	spec := local.Spec{Constants: scaled}
+	for _, s := range stores {
+		if !s.RawDelivery || !s.PartialReport {
+			return fail(exitCheckFailed, "store %s: the template does not deliver raw bodies with partial batch failures", s.Spec.Name)
+		}
+		st := local.StoreSpec{Name: s.Spec.Name, Settings: local.ScaleStore(s.Spec.Settings, l.TimeScale, scaled)}
+		if p := st.Settings.Check(scaled, "ErasureSubscriber["+st.Name+"]"); len(p) > 0 {
+			return fail(exitCheckFailed, "store %s, scaled by %d: %s", st.Name, l.TimeScale, p)
+		}
+		spec.Stores = append(spec.Stores, st)
+	}
+
+	emu, err := emulator.Start(ctx, emulator.Options{})
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
+	defer emu.Stop()
+	cl := local.NewClients(emu.Endpoint, emu.Region)
+	ch, err := local.Create(ctx, cl, spec)
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
+
+	logOut := io.Discard
+	if l.Verbose {
+		logOut = g.Stderr
+	}
+	log := slog.New(slog.NewJSONHandler(logOut, nil))
+	runCtx, cancelRun := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() { cancelRun(); wg.Wait() }()
+	examples := map[string]*examplestore.Store{}
+	names := make([]string, 0, len(spec.Stores))
+	for _, s := range spec.Stores {
+		names = append(names, s.Name)
+		st := ch.Stores[s.Name]
+		var impls map[contract.Pair]storehandler.Func
+		if ex := examplestore.ByName(s.Name); ex != nil {
+			examples[s.Name] = ex
+			impls = ex.Implementations()
+		}
+		h, err := storehandler.New(storehandler.Config{
+			Env: contract.HandlerEnvironment{
+				PassTwoDelay: time.Duration(s.Settings.PassTwoDelaySeconds) * time.Second,
+				BatchTimeout: time.Duration(s.Settings.BatchTimeoutSeconds) * time.Second,
+				Subscriber:   s.Name, ResponseQueueURL: ch.ResponseQueue.URL, QueueURL: st.Queue.URL,
+			},
+			Implementations: impls, Log: log, Metrics: logOut,
+			Responses: sender.New(cl.SQS, ch.ResponseQueue.URL, log), Queue: cl.SQS,
+		})
+		if err != nil {
+			return fail(exitEnvironment, "%v", err)
+		}
+		p := &local.Poller{Client: cl.SQS, Store: st, Handler: h.Handle, Region: emu.Region}
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Run(runCtx) }()
+	}
+	collector := publisher.NewCollector()
+	reader := publisher.NewReader(cl.SQS, ch.ResponseQueue.URL, collector, log)
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = reader.Run(runCtx, time.Second) }()
+
+	if !g.JSON {
+		fmt.Fprintf(g.Stdout, "local channel on %s (durations ÷ %d: T = %d s, V = %d s, X = %d s, R = %d s)\n",
+			emu.Endpoint, l.TimeScale, scaled.HandlerTimeoutCapSeconds, scaled.VisibilityTimeoutCapSeconds, scaled.PassTwoDelayCapSeconds, scaled.ExpiryPeriodSeconds)
+		fmt.Fprintf(g.Stdout, "stores: %s\n", strings.Join(names, ", "))
+	}
+	pub := publisher.New(cl.SNS, ch.TopicARN, publisher.WithConstants(scaled))
+	published := time.Now()
+	erase, err := pub.Erase(ctx, contract.KeyAccount, examplestore.SampleAccount)
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
+	check, err := pub.PublishRound(ctx, publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAddress, Key: examplestore.SampleAddress, CreatedAt: published})
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
+	rounds := []struct {
+		label string
+		key   publisher.RoundKey
+	}{
+		{"CHECK by address", publisher.RoundKey{RequestID: check.RequestID}},
+		{"ERASE by account", publisher.RoundKey{RequestID: erase.RequestID, SendNo: erase.SendNo}},
+	}
+	sum := localSummary{Endpoint: emu.Endpoint, TimeScale: l.TimeScale, Stores: names, Rounds: map[string]map[string]roundResult{}, Erased: map[string]bool{}}
+	seen := map[string]bool{}
+	tty := isTerminal(g.Stdout) && !g.JSON
+	deadline := time.NewTimer(time.Duration(scaled.ExpiryPeriodSeconds+scaled.ClockSkewAllowanceSeconds) * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		done := true
+		var progress []string
+		for _, r := range rounds {
+			st := collector.Status(r.key, names)
+			if sum.Rounds[r.label] == nil {
+				sum.Rounds[r.label] = map[string]roundResult{}
+			}
+			for name, resp := range st.Answered {
+				if id := r.label + "/" + name; !seen[id] {
+					seen[id] = true
+					res := roundResult{Answer: string(resp.Outcome) + string(resp.Answer), AfterSecs: time.Since(published).Seconds()}
+					sum.Rounds[r.label][name] = res
+					if !g.JSON {
+						if tty {
+							fmt.Fprint(g.Stdout, "\r\033[K")
+						}
+						fmt.Fprintf(g.Stdout, "  %-8s answered %-17s %-15s after %.1f s\n", name, r.label, res.Answer, res.AfterSecs)
+					}
+				}
+			}
+			progress = append(progress, fmt.Sprintf("%s %d/%d", r.label, len(names)-len(st.Missing), len(names)))
+			done = done && st.Complete()
+		}
+		if tty {
+			fmt.Fprintf(g.Stdout, "\r\033[K%s  %.1f s", strings.Join(progress, "   "), time.Since(published).Seconds())
+		}
+		if done {
+			sum.Complete = true
+			break
+		}
+		select {
+		case <-tick.C:
+			continue
+		case <-deadline.C:
+		case <-ctx.Done():
+		}
+		break
+	}
+	if tty {
+		fmt.Fprint(g.Stdout, "\r\033[K")
+	}
+	sum.RoundTripMs = time.Since(published).Milliseconds()
+	for name, ex := range examples {
+		sum.Erased[name] = !ex.Holds(contract.KeyAccount, examplestore.SampleAccount)
+	}
+	sum.TotalSecs = time.Since(start).Seconds()
+	l.printSummary(g, sum, rounds[0].label, rounds[1].label)
+
+	if l.Keep && ctx.Err() == nil {
+		l.printKeep(g, emu, ch)
+		<-ctx.Done()
+		fmt.Fprintln(g.Stdout, "stopping the local channel")
+	}
+	if !sum.Complete {
+		return fail(exitCheckFailed, "not every store answered within R")
+	}
+	return nil
+}
+
+func (l *localCmd) printSummary(g *globals, sum localSummary, first, second string) {
+	if g.JSON {
+		b, _ := json.MarshalIndent(sum, "", "  ")
+		fmt.Fprintln(g.Stdout, string(b))
+		return
+	}
+	fmt.Fprintln(g.Stdout)
+	w := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "STORE\t%s\t%s\tSAMPLE ACCOUNT ERASED\n", strings.ToUpper(first), strings.ToUpper(second))
+	names := append([]string(nil), sum.Stores...)
+	sort.Strings(names)
+	cell := func(label, name string) string {
+		r, ok := sum.Rounds[label][name]
+		if !ok {
+			return "(no answer)"
+		}
+		return fmt.Sprintf("%s in %.1f s", r.Answer, r.AfterSecs)
+	}
+	for _, n := range names {
+		erased := "-"
+		if e, ok := sum.Erased[n]; ok {
+			erased = map[bool]string{true: "yes", false: "no"}[e]
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", n, cell(first, n), cell(second, n), erased)
+	}
+	_ = w.Flush()
+	state := "every store answered both rounds"
+	if !sum.Complete {
+		state = "NOT every store answered"
+	}
+	fmt.Fprintf(g.Stdout, "\n%s: round trip %.1f s, %.1f s in all (ERASE waits for pass two)\n", state, float64(sum.RoundTripMs)/1000, sum.TotalSecs)
+}
+
+func (l *localCmd) printKeep(g *globals, emu *emulator.Emulator, ch *local.Channel) {
+	fmt.Fprintf(g.Stdout, "\nthe local channel keeps running; point your handler at it:\n")
+	fmt.Fprintf(g.Stdout, "  endpoint        %s (region %s, any credentials)\n", emu.Endpoint, emu.Region)
+	fmt.Fprintf(g.Stdout, "  topic           %s\n", ch.TopicARN)
+	fmt.Fprintf(g.Stdout, "  response queue  %s\n", ch.ResponseQueue.URL)
+	names := make([]string, 0, len(ch.Stores))
+	for n := range ch.Stores {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(g.Stdout, "  %-15s %s (DLQ %s)\n", n+" queue", ch.Stores[n].Queue.URL, ch.Stores[n].DeadLetterQueue.URL)
+	}
+	fmt.Fprintln(g.Stdout, "Ctrl-C stops everything.")
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,108 @@
+// Command erasurectl is the erasure channel's command-line tool: synthesize
+// the CDK app and check every store against the caps, run a whole channel
+// locally on the SNS/SQS emulator, validate a message, print the channel
+// constants, and publish or watch against a local or a real channel.
+//
+// Exit codes: 0 success; 1 the check failed (an invalid message, a broken cap,
+// an unanswered round); 2 usage; 3 the environment failed (tools missing, the
+// emulator or AWS unreachable).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/linn-cloud/erasure-channel/emulator"
+)
+
+// Exit codes scripts can rely on.
+const (
+	exitOK          = 0
+	exitCheckFailed = 1
+	exitUsage       = 2
+	exitEnvironment = 3
+)
+
+// exitError carries an exit code and a message that names no message value.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func fail(code int, format string, args ...any) error {
+	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// globals are the flags every command sees.
+type globals struct {
+	JSON   bool      `help:"Print machine-readable JSON instead of tables."`
+	Stdout io.Writer `kong:"-"`
+	Stderr io.Writer `kong:"-"`
+	Stdin  io.Reader `kong:"-"`
+}
+
+type cli struct {
+	globals
+
+	Synth     synthCmd     `cmd:"" help:"Synthesize the CDK app to cdk.out and check every store against the channel's caps."`
+	Local     localCmd     `cmd:"" help:"Run the whole channel locally on the SNS/SQS emulator and show a round trip."`
+	Validate  validateCmd  `cmd:"" help:"Validate a message file (or - for stdin) against the contract; the body is never echoed."`
+	Constants constantsCmd `cmd:"" help:"Print the channel constants with each derivation shown."`
+	Publish   publishCmd   `cmd:"" help:"Publish a request on an erasure topic (local endpoint or a real account)."`
+	Watch     watchCmd     `cmd:"" help:"Watch a response queue and report who answered which round."`
+}
+
+const description = `The erasure channel's command-line tool.
+
+Exit codes: 0 success; 1 the check failed (an invalid message, a broken cap,
+an unanswered round); 2 usage; 3 the environment failed (tools missing, the
+emulator or AWS unreachable).`
+
+func main() {
+	emulator.ExecWithPinnedNode()
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	var c cli
+	c.Stdout, c.Stderr, c.Stdin = stdout, stderr, stdin
+	exited := false
+	parser, err := kong.New(&c,
+		kong.Name("erasurectl"),
+		kong.Description(description),
+		kong.UsageOnError(),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(int) { exited = true }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	ctx, err := parser.Parse(args)
+	if exited {
+		return exitOK // --help
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "erasurectl:", err)
+		return exitUsage
+	}
+	if err := ctx.Run(&c.globals); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.msg != "" {
+				fmt.Fprintln(stderr, "erasurectl:", ee.msg)
+			}
+			return ee.code
+		}
+		fmt.Fprintln(stderr, "erasurectl:", err)
+		return exitEnvironment
+	}
+	return exitOK
+}

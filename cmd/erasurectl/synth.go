@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/local"
+	"github.com/linn-cloud/erasure-channel/stacks"
+)
+
+type synthFlags struct {
+	Out     string `default:"cdk.out" help:"The cloud assembly directory."`
+	CDKJSON string `name:"cdk-json" default:"cdk.json" help:"The cdk.json whose context the app reads."`
+}
+
+type synthCmd struct {
+	synthFlags
+}
+
+// synthesize runs the app into f.Out and reads its stores back.
+func (f synthFlags) synthesize(g *globals) ([]local.TemplateStore, error) {
+	props, err := stacks.LocalAppProps(f.CDKJSON, f.Out)
+	if err != nil {
+		return nil, fail(exitUsage, "%v", err)
+	}
+	if _, err := stacks.Synthesize(props); err != nil {
+		var se *stacks.SynthError
+		if errors.As(err, &se) {
+			fmt.Fprintln(g.Stderr, "synth refused; every violation:")
+			for _, l := range se.Lines {
+				fmt.Fprintln(g.Stderr, "  "+l)
+			}
+			return nil, fail(exitCheckFailed, "%d violations", len(se.Lines))
+		}
+		return nil, fail(exitEnvironment, "%v", err)
+	}
+	stores, err := local.StoresFromTemplates(f.Out)
+	if err != nil {
+		return nil, fail(exitEnvironment, "%v", err)
+	}
+	return stores, nil
+}
+
+type capCell struct {
+	Value int `json:"value"`
+	Cap   int `json:"cap"`
+}
+
+type storeRow struct {
+	Name              string   `json:"name"`
+	Stack             string   `json:"stack"`
+	Queue             string   `json:"queue"`
+	DeadLetterQueue   string   `json:"deadLetterQueue"`
+	HandlerTimeout    capCell  `json:"handlerTimeoutSeconds"`
+	VisibilityTimeout capCell  `json:"visibilityTimeoutSeconds"` // cap: exactly multiplier x handler timeout
+	MaxReceiveCount   capCell  `json:"maxReceiveCount"`
+	PassTwoDelay      capCell  `json:"passTwoDelaySeconds"`
+	BatchTimeout      capCell  `json:"batchTimeoutSeconds"`
+	Violations        []string `json:"violations"`
+}
+
+func storeRows(stores []local.TemplateStore, c contract.Constants) []storeRow {
+	var rows []storeRow
+	for _, s := range stores {
+		st := s.Spec.Settings
+		r := storeRow{
+			Name: s.Spec.Name, Stack: s.Stack, Queue: s.QueueID, DeadLetterQueue: s.DeadLetterID,
+			HandlerTimeout:    capCell{st.HandlerTimeoutSeconds, c.HandlerTimeoutCapSeconds},
+			VisibilityTimeout: capCell{st.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier * st.HandlerTimeoutSeconds},
+			MaxReceiveCount:   capCell{st.MaxReceiveCount, c.MaxReceiveCount},
+			PassTwoDelay:      capCell{st.PassTwoDelaySeconds, c.PassTwoDelayCapSeconds},
+			BatchTimeout:      capCell{st.BatchTimeoutSeconds, min(c.BatchTimeoutCapSeconds, st.HandlerTimeoutSeconds)},
+			Violations:        []string{},
+		}
+		for _, p := range st.Check(c, "ErasureSubscriber["+s.Spec.Name+"]") {
+			r.Violations = append(r.Violations, p.String())
+		}
+		if !s.RawDelivery {
+			r.Violations = append(r.Violations, "the subscription does not use raw message delivery")
+		}
+		if !s.PartialReport {
+			r.Violations = append(r.Violations, "the event source does not report partial batch failures")
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func (s *synthCmd) Run(g *globals) error {
+	stores, err := s.synthesize(g)
+	if err != nil {
+		return err
+	}
+	c := contract.Channel()
+	rows := storeRows(stores, c)
+	broken := 0
+	for _, r := range rows {
+		broken += len(r.Violations)
+	}
+	if g.JSON {
+		b, _ := json.MarshalIndent(map[string]any{"out": s.Out, "stores": rows}, "", "  ")
+		fmt.Fprintln(g.Stdout, string(b))
+	} else {
+		fmt.Fprintf(g.Stdout, "synthesized to %s: %d stores\n\n", s.Out, len(rows))
+		printStoreTable(g, rows)
+	}
+	if broken > 0 {
+		for _, r := range rows {
+			for _, v := range r.Violations {
+				fmt.Fprintln(g.Stderr, "  "+v)
+			}
+		}
+		return fail(exitCheckFailed, "%d violations", broken)
+	}
+	return nil
+}
+
+func printStoreTable(g *globals, rows []storeRow) {
+	w := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "STORE\tSTACK\tQUEUE\tDLQ\tHANDLER TIMEOUT\tVISIBILITY\tMAX RECEIVE\tPASS-TWO DELAY\tBATCH TIMEOUT\tCAPS\t")
+	for _, r := range rows {
+		ok := "ok"
+		if len(r.Violations) > 0 {
+			ok = fmt.Sprintf("%d BROKEN", len(r.Violations))
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d s / %d\t%d s = %d\t%d / %d\t%d s / %d\t%d s / %d\t%s\n",
+			r.Name, r.Stack, r.Queue, r.DeadLetterQueue,
+			r.HandlerTimeout.Value, r.HandlerTimeout.Cap, r.VisibilityTimeout.Value, r.VisibilityTimeout.Cap,
+			r.MaxReceiveCount.Value, r.MaxReceiveCount.Cap, r.PassTwoDelay.Value, r.PassTwoDelay.Cap,
+			r.BatchTimeout.Value, r.BatchTimeout.Cap, ok)
+	}
+	_ = w.Flush()
+}
