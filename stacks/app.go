@@ -16,6 +16,8 @@ type AppConfig struct {
 	StoreAccount   string // erasure:storeAccount, the cross-account example store's account
 	ResponseKeyArn string // erasure:responseKeyArn, the channel stack's ErasureResponseKeyArn output
 	ExtraStores    int    // erasure:extraStores, more same-account stores (for scale runs)
+	Examples       bool   // erasure:examples, the two example stores (default true)
+	Nag            bool   // erasure:nag, the cdk-nag AwsSolutions checks (default true)
 	HandlerAsset   string // the example handler's asset directory
 }
 
@@ -34,6 +36,8 @@ func DefaultAppConfig() AppConfig {
 		ChannelAccount: "111111111111",
 		StoreAccount:   "222222222222",
 		ResponseKeyArn: "arn:aws:kms:eu-west-1:111111111111:key/00000000-0000-4000-8000-000000000000",
+		Examples:       true,
+		Nag:            true,
 	}
 }
 
@@ -56,6 +60,15 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 		}
 		cfg.ExtraStores = n
 	}
+	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, "erasure:nag": &cfg.Nag} {
+		if v := app.Node().TryGetContext(jsii.String(key)); v != nil {
+			b, err := strconv.ParseBool(fmt.Sprint(v))
+			if err != nil {
+				return cfg, fmt.Errorf("stacks: context %s must be true or false", key)
+			}
+			*dst = b
+		}
+	}
 	return cfg, nil
 }
 
@@ -77,24 +90,9 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 		TopicName:         TopicName,
 		ResponseQueueName: ResponseQueueName,
 	})
-	// A store beside the channel: same app, same account, cross-stack references.
-	out.Stores = append(out.Stores, NewStoreStack(app, "SpaceStore", &StoreStackProps{
-		StackProps:   awscdk.StackProps{Env: channelEnv, Description: jsii.String("Example store 'space', in the channel's account")},
-		Name:         "space",
-		Channel:      out.Channel.Channel,
-		HandlerAsset: cfg.HandlerAsset,
-	}))
-	// A store in another account: the channel imported by ARN.
-	out.Stores = append(out.Stores, NewStoreStack(app, "LedgerStore", &StoreStackProps{
-		StackProps: awscdk.StackProps{Env: storeEnv, Description: jsii.String("Example store 'ledger', in another account")},
-		Name:       "ledger",
-		Imported: &ImportedChannel{
-			TopicArn:         fmt.Sprintf("arn:aws:sns:%s:%s:%s", cfg.Region, cfg.ChannelAccount, TopicName),
-			ResponseQueueArn: fmt.Sprintf("arn:aws:sqs:%s:%s:%s", cfg.Region, cfg.ChannelAccount, ResponseQueueName),
-			ResponseKeyArn:   cfg.ResponseKeyArn,
-		},
-		HandlerAsset: cfg.HandlerAsset,
-	}))
+	if cfg.Examples {
+		out.Stores = append(out.Stores, exampleStores(app, cfg, out.Channel, channelEnv, storeEnv)...)
+	}
 	for i := 1; i <= cfg.ExtraStores; i++ {
 		name := fmt.Sprintf("store-%03d", i)
 		out.Stores = append(out.Stores, NewStoreStack(app, fmt.Sprintf("Store%03d", i), &StoreStackProps{
@@ -104,6 +102,33 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 			HandlerAsset: cfg.HandlerAsset,
 		}))
 	}
-	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	if cfg.Nag {
+		awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	}
+	return out
+}
+
+// exampleStores are the two example stores: one beside the channel, one in
+// another account importing it by ARN.
+func exampleStores(app awscdk.App, cfg AppConfig, ch *ChannelStack, channelEnv, storeEnv *awscdk.Environment) []*StoreStack {
+	var out []*StoreStack
+	// A store beside the channel: same app, same account, cross-stack references.
+	out = append(out, NewStoreStack(app, "SpaceStore", &StoreStackProps{
+		StackProps:   awscdk.StackProps{Env: channelEnv, Description: jsii.String("Example store 'space', in the channel's account")},
+		Name:         "space",
+		Channel:      ch.Channel,
+		HandlerAsset: cfg.HandlerAsset,
+	}))
+	// A store in another account: the channel imported by ARN.
+	out = append(out, NewStoreStack(app, "LedgerStore", &StoreStackProps{
+		StackProps: awscdk.StackProps{Env: storeEnv, Description: jsii.String("Example store 'ledger', in another account")},
+		Name:       "ledger",
+		Imported: &ImportedChannel{
+			TopicArn:         fmt.Sprintf("arn:aws:sns:%s:%s:%s", cfg.Region, cfg.ChannelAccount, TopicName),
+			ResponseQueueArn: fmt.Sprintf("arn:aws:sqs:%s:%s:%s", cfg.Region, cfg.ChannelAccount, ResponseQueueName),
+			ResponseKeyArn:   cfg.ResponseKeyArn,
+		},
+		HandlerAsset: cfg.HandlerAsset,
+	}))
 	return out
 }

@@ -1,6 +1,8 @@
 package stacks
 
 import (
+	"sync"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
@@ -58,13 +60,28 @@ func NewStoreStack(scope constructs.Construct, id string, props *StoreStackProps
 			KeyArn:   jsii.String(props.Imported.ResponseKeyArn),
 		})
 	}
+	runtime, arch := goRuntime()
 	sp.HandlerProps = &awslambda.FunctionProps{
-		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
+		Runtime:      runtime,
+		Architecture: arch,
 		Handler:      jsii.String("bootstrap"),
 		Code:         awslambda.Code_FromAsset(jsii.String(props.HandlerAsset), nil),
 		Description:  jsii.String("Erasure handler of store " + props.Name),
 	}
 	sub := erasure.NewErasureSubscriber(stack, jsii.String("ErasureSubscriber"), &sp)
 	return &StoreStack{Stack: stack, Subscriber: sub}
+}
+
+var (
+	goRuntimeOnce sync.Once
+	goRuntimeVal  awslambda.Runtime
+	goArchVal     awslambda.Architecture
+)
+
+// goRuntime is provided.al2023 on arm64, asked of jsii once per process.
+func goRuntime() (awslambda.Runtime, awslambda.Architecture) {
+	goRuntimeOnce.Do(func() {
+		goRuntimeVal, goArchVal = awslambda.Runtime_PROVIDED_AL2023(), awslambda.Architecture_ARM_64()
+	})
+	return goRuntimeVal, goArchVal
 }

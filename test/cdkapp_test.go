@@ -92,31 +92,22 @@ var (
 	defaultErr  error
 )
 
-// defaultApp synthesizes the app cdk.json runs, once per test binary.
+// defaultApp synthesizes the app cdk.json runs, once per test binary, through
+// the same entry point the app and erasurectl use.
 func defaultApp(t testing.TB) map[string]template {
 	t.Helper()
 	defaultOnce.Do(func() {
-		asset, err := stacks.BuildHandler(stacks.ExampleHandlerPackage)
-		if err != nil {
-			defaultErr = err
-			return
-		}
-		ctx := cdkContext(t)
 		dir, err := os.MkdirTemp("", "erasure-default-app")
 		if err != nil {
 			defaultErr = err
 			return
 		}
-		app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(dir)})
-		cfg, err := stacks.ConfigFromContext(app)
+		props, err := stacks.LocalAppProps("../cdk.json", dir)
 		if err != nil {
 			defaultErr = err
 			return
 		}
-		cfg.HandlerAsset = asset
-		stacks.BuildApp(app, cfg)
-		defaultErr = synth(app)
-		if defaultErr == nil {
+		if _, defaultErr = stacks.Synthesize(props); defaultErr == nil {
 			defaultTpls, defaultDir = readTemplates(t, dir), dir
 		}
 	})

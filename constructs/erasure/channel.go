@@ -70,7 +70,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 			problems.Add(fmt.Sprintf("ErasureChannel.storeAccounts[%d]", i), timing.Invalid, "%q is not a 12-digit AWS account id", a)
 		}
 	}
-	retention := awscdk.Duration_Seconds(jsii.Number(float64(c.QueueRetentionSeconds)))
+	retention := seconds(c.QueueRetentionSeconds)
 
 	ch.TopicKey = awskms.NewKey(this, jsii.String("TopicKey"), &awskms.KeyProps{
 		Description:       jsii.String("Erasure topic"),
@@ -135,7 +135,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	ch.ResponseDeadLetterAlarm = awscloudwatch.NewAlarm(this, jsii.String("ResponseDeadLetterAlarm"), &awscloudwatch.AlarmProps{
 		AlarmDescription: jsii.String("Store answers reached the response dead-letter queue: the account service failed to process them."),
 		Metric: ch.ResponseDeadLetterQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-			Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum"),
+			Period: minutes(1), Statistic: jsii.String("Maximum"),
 		}),
 		Threshold:          jsii.Number(1),
 		EvaluationPeriods:  jsii.Number(1),
@@ -145,7 +145,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	ch.OldestResponseAlarm = awscloudwatch.NewAlarm(this, jsii.String("OldestResponseAlarm"), &awscloudwatch.AlarmProps{
 		AlarmDescription: jsii.String(fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds)),
 		Metric: ch.ResponseQueue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
-			Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum"),
+			Period: minutes(1), Statistic: jsii.String("Maximum"),
 		}),
 		Threshold:          jsii.Number(float64(c.ExpiryPeriodSeconds)),
 		EvaluationPeriods:  jsii.Number(1),

@@ -7,6 +7,7 @@ package erasure
 import (
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -116,7 +117,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	if len(problems) > 0 {
 		build = timing.Defaults(c)
 	}
-	sec := func(n int) awscdk.Duration { return awscdk.Duration_Seconds(jsii.Number(float64(n))) }
+	sec := seconds
 
 	s.Key = awskms.NewKey(this, jsii.String("Key"), &awskms.KeyProps{
 		Description:       jsii.String("Erasure queue and dead-letter queue of subscriber " + props.Name),
@@ -152,7 +153,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		contract.EnvBatchTimeoutSeconds: jsii.String(strconv.Itoa(build.BatchTimeoutSeconds)),
 	}
 	if props.ResponseQueue != nil {
-		env[contract.EnvResponseQueueURL] = props.ResponseQueue.QueueUrl()
+		env[contract.EnvResponseQueueURL] = queueURL(props.ResponseQueue)
 	}
 	switch {
 	case props.Handler != nil && props.HandlerProps == nil:
@@ -180,7 +181,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 				Retention: awslogs.RetentionDays_ONE_MONTH,
 			})
 			role := awsiam.NewRole(this, jsii.String("HandlerRole"), &awsiam.RoleProps{
-				AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+				AssumedBy:   lambdaPrincipal(),
 				Description: jsii.String("Erasure handler of subscriber " + props.Name),
 			})
 			role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
@@ -202,15 +203,15 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 			ReportBatchItemFailures: jsii.Bool(true),
 		}))
 		if props.ResponseQueue != nil {
-			grantSend(props.ResponseQueue, s.Function)
+			grantSend(props.ResponseQueue, queueKey(props.ResponseQueue), s.Function)
 		}
-		grantSend(s.Queue, s.Function) // pass two re-sends to the store's own queue
+		grantSend(s.Queue, s.Key, s.Function) // pass two re-sends to the store's own queue
 	}
 
 	s.DeadLetterAlarm = awscloudwatch.NewAlarm(this, jsii.String("DeadLetterAlarm"), &awscloudwatch.AlarmProps{
 		AlarmDescription: jsii.String("Erasure requests for subscriber " + props.Name + " reached the dead-letter queue: they were not handled and need an operator."),
 		Metric: s.DeadLetterQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-			Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum"),
+			Period: minutes(1), Statistic: jsii.String("Maximum"),
 		}),
 		Threshold:          jsii.Number(1),
 		EvaluationPeriods:  jsii.Number(1),
@@ -220,7 +221,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	s.OldestMessageAlarm = awscloudwatch.NewAlarm(this, jsii.String("OldestMessageAlarm"), &awscloudwatch.AlarmProps{
 		AlarmDescription: jsii.String(fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", props.Name, build.WorstCaseSeconds())),
 		Metric: s.Queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
-			Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum"),
+			Period: minutes(1), Statistic: jsii.String("Maximum"),
 		}),
 		Threshold:          jsii.Number(float64(build.WorstCaseSeconds())),
 		EvaluationPeriods:  jsii.Number(1),
@@ -237,9 +238,9 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 // grantSend lets grantee send to q and nothing more: sqs:SendMessage, and on
 // an encrypted queue the two key actions SendMessage needs (CDK's
 // GrantSendMessages adds kms:Encrypt, kms:ReEncrypt* and kms:GenerateDataKey*).
-func grantSend(q awssqs.IQueue, grantee awsiam.IGrantable) {
+func grantSend(q awssqs.IQueue, k awskms.IKey, grantee awsiam.IGrantable) {
 	q.Grant(grantee, jsii.String("sqs:SendMessage"))
-	if k := q.EncryptionMasterKey(); k != nil {
+	if k != nil {
 		k.Grant(grantee, jsii.String("kms:GenerateDataKey"), jsii.String("kms:Decrypt"))
 	}
 }
@@ -252,7 +253,7 @@ func (s *ErasureSubscriber) MetricNotApplicable(opts *awscloudwatch.MetricOption
 		MetricName:    jsii.String(contract.MetricNotApplicable),
 		DimensionsMap: &map[string]*string{contract.MetricDimensionSubscriber: jsii.String(s.Name)},
 		Statistic:     jsii.String("Sum"),
-		Period:        awscdk.Duration_Minutes(jsii.Number(5)),
+		Period:        minutes(5),
 	}
 	if opts != nil {
 		if opts.Period != nil {
@@ -291,12 +292,12 @@ func resolveSubscriber(p *ErasureSubscriberProps, c contract.Constants, path str
 	}
 	if p.Topic == nil {
 		l.Add(field("topic"), timing.Invalid, "the erasure topic is required")
-	} else if f := p.Topic.Fifo(); f != nil && *f {
+	} else if topicIsFIFO(p.Topic) {
 		l.Add(field("topic"), timing.FIFO, "a FIFO topic cannot deliver to a standard queue, and pass two needs per-message delay")
 	}
 	if p.ResponseQueue == nil {
 		l.Add(field("responseQueue"), timing.Invalid, "the response queue is required")
-	} else if f := p.ResponseQueue.Fifo(); f != nil && *f {
+	} else if queueIsFIFO(p.ResponseQueue) {
 		l.Add(field("responseQueue"), timing.FIFO, "the channel's response queue is a standard queue")
 	}
 	if (p.Handler == nil) == (p.HandlerProps == nil) {
@@ -366,4 +367,18 @@ func resolveSubscriber(p *ErasureSubscriberProps, c contract.Constants, path str
 		l = append(l, s.Check(c, path)...)
 	}
 	return s, l
+}
+
+var (
+	lambdaPrincipalOnce sync.Once
+	lambdaPrincipalVal  awsiam.IPrincipal
+)
+
+// lambdaPrincipal is lambda.amazonaws.com, built once: principals are plain
+// values, shared safely between roles.
+func lambdaPrincipal() awsiam.IPrincipal {
+	lambdaPrincipalOnce.Do(func() {
+		lambdaPrincipalVal = awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)
+	})
+	return lambdaPrincipalVal
 }

@@ -1,0 +1,104 @@
+package erasure
+
+import (
+	"sync"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Every jsii call is a round trip to the Node kernel, and an app with a
+// hundred subscribers asks the same shared topic and response queue the same
+// questions a hundred times. These memos answer immutable questions once per
+// object: a Duration of n seconds, a topic's or queue's FIFO flag, a queue's
+// key and URL token.
+var memo struct {
+	sync.Mutex
+	seconds map[int]awscdk.Duration
+	minutes map[int]awscdk.Duration
+	fifo    map[any]bool
+	key     map[awssqs.IQueue]awskms.IKey
+	url     map[awssqs.IQueue]*string
+}
+
+func seconds(n int) awscdk.Duration {
+	memo.Lock()
+	defer memo.Unlock()
+	if memo.seconds == nil {
+		memo.seconds = map[int]awscdk.Duration{}
+	}
+	d, ok := memo.seconds[n]
+	if !ok {
+		d = awscdk.Duration_Seconds(jsii.Number(float64(n)))
+		memo.seconds[n] = d
+	}
+	return d
+}
+
+func minutes(n int) awscdk.Duration {
+	memo.Lock()
+	defer memo.Unlock()
+	if memo.minutes == nil {
+		memo.minutes = map[int]awscdk.Duration{}
+	}
+	d, ok := memo.minutes[n]
+	if !ok {
+		d = awscdk.Duration_Minutes(jsii.Number(float64(n)))
+		memo.minutes[n] = d
+	}
+	return d
+}
+
+func topicIsFIFO(t awssns.ITopic) bool {
+	return fifoOf(t, func() *bool { return t.Fifo() })
+}
+
+func queueIsFIFO(q awssqs.IQueue) bool {
+	return fifoOf(q, func() *bool { return q.Fifo() })
+}
+
+func fifoOf(obj any, ask func() *bool) bool {
+	memo.Lock()
+	defer memo.Unlock()
+	if memo.fifo == nil {
+		memo.fifo = map[any]bool{}
+	}
+	f, ok := memo.fifo[obj]
+	if !ok {
+		b := ask()
+		f = b != nil && *b
+		memo.fifo[obj] = f
+	}
+	return f
+}
+
+func queueKey(q awssqs.IQueue) awskms.IKey {
+	memo.Lock()
+	defer memo.Unlock()
+	if memo.key == nil {
+		memo.key = map[awssqs.IQueue]awskms.IKey{}
+	}
+	k, ok := memo.key[q]
+	if !ok {
+		k = q.EncryptionMasterKey()
+		memo.key[q] = k
+	}
+	return k
+}
+
+func queueURL(q awssqs.IQueue) *string {
+	memo.Lock()
+	defer memo.Unlock()
+	if memo.url == nil {
+		memo.url = map[awssqs.IQueue]*string{}
+	}
+	u, ok := memo.url[q]
+	if !ok {
+		u = q.QueueUrl()
+		memo.url[q] = u
+	}
+	return u
+}
