@@ -8,7 +8,7 @@ import (
 // The limits below mirror erasure-contract.schema.json; the fixture set, the
 // schema-agreement test and the fuzz target keep the two in step.
 const (
-	requestIDMaxLen = 128        // $defs/requestId pattern {0,127} + 1
+	requestIDMaxLen = 128        // $defs/requestId maxLength
 	sendNoMax       = 2147483647 // $defs/sendNo maximum
 	accountIDMaxLen = 128        // $defs/accountId maxLength
 	addressMinLen   = 3          // $defs/address minLength
@@ -286,17 +286,10 @@ func answerOf(b []byte) (Answer, bool) {
 	return "", false
 }
 
-// isRequestID mirrors $defs/requestId: ^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$.
+// isRequestID mirrors $defs/requestId: 1 to 128 code points, none a control
+// character.
 func isRequestID(b []byte) bool {
-	if len(b) == 0 || len(b) > requestIDMaxLen || !isAlnum(b[0]) {
-		return false
-	}
-	for _, c := range b[1:] {
-		if !isAlnum(c) && c != '.' && c != '_' && c != ':' && c != '-' {
-			return false
-		}
-	}
-	return true
+	return isPrintable(b, requestIDMaxLen)
 }
 
 // isSubscriber mirrors $defs/subscriber: ^[a-z](?:[a-z0-9-]{0,62}[a-z0-9])?$.
@@ -320,17 +313,18 @@ func IsSubscriberName(name string) bool {
 	return true
 }
 
-func isAlnum(c byte) bool {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-}
-
 func isControl(c byte) bool { return c < 0x20 || c == 0x7F }
 
 // isAccountID mirrors $defs/accountId: 1 to 128 code points, none a control
 // character (U+0000-U+001F, U+007F).
 func isAccountID(b []byte) bool {
+	return isPrintable(b, accountIDMaxLen)
+}
+
+// isPrintable: 1 to max code points, none a control character.
+func isPrintable(b []byte, max int) bool {
 	n := utf8.RuneCount(b)
-	if n < 1 || n > accountIDMaxLen {
+	if n < 1 || n > max {
 		return false
 	}
 	for _, c := range b {
