@@ -75,6 +75,11 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 			return nil, err
 		}
 	}
+	root, err := filepath.Abs(opts.Root) // the subprocess runs in tools/: a relative root would move
+	if err != nil {
+		return nil, err
+	}
+	opts.Root = root
 	if opts.Region == "" {
 		opts.Region = "eu-west-1"
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -60,6 +61,18 @@ type Store struct {
 	Spec            StoreSpec
 	Queue           Queue
 	DeadLetterQueue Queue
+}
+
+// HandlerEnvironment is what ErasureSubscriber would set in the store's
+// Lambda environment, for a handler run in process against this store.
+func (s *Store) HandlerEnvironment(responseQueueURL string) contract.HandlerEnvironment {
+	return contract.HandlerEnvironment{
+		PassTwoDelay:     time.Duration(s.Spec.Settings.PassTwoDelaySeconds) * time.Second,
+		BatchTimeout:     time.Duration(s.Spec.Settings.BatchTimeoutSeconds) * time.Second,
+		Subscriber:       s.Spec.Name,
+		ResponseQueueURL: responseQueueURL,
+		QueueURL:         s.Queue.URL,
+	}
 }
 
 // Channel is a created channel.

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/timing"
 )
 
 // TemplateStore is one store as a synthesized template deploys it.
@@ -129,18 +128,3 @@ func refID(v any) string {
 }
 
 func refersTo(v any, id string) bool { return id != "" && refID(v) == id }
-
-// ScaleStore divides a store's durations by divisor (rounded up), keeps the
-// visibility exactly multiplier x the handler timeout, and takes the scaled
-// channel's retention: the same store, faster, for a local run.
-func ScaleStore(s timing.Store, divisor int, scaled contract.Constants) timing.Store {
-	up := func(n int) int { return (n + divisor - 1) / divisor }
-	out := s
-	out.HandlerTimeoutSeconds = up(s.HandlerTimeoutSeconds)
-	out.VisibilityTimeoutSeconds = scaled.VisibilityTimeoutMultiplier * out.HandlerTimeoutSeconds
-	out.PassTwoDelaySeconds = up(s.PassTwoDelaySeconds)
-	out.BatchTimeoutSeconds = up(s.BatchTimeoutSeconds)
-	out.MaxBatchingWindowSeconds = up(s.MaxBatchingWindowSeconds)
-	out.RetentionSeconds = scaled.QueueRetentionSeconds
-	return out
-}

@@ -48,8 +48,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 			for _, name := range names {
 				st := ch.Stores[name]
 				h, err := storehandler.New(storehandler.Config{
-					Env: contract.HandlerEnvironment{PassTwoDelay: time.Second, BatchTimeout: time.Second, Subscriber: name,
-						ResponseQueueURL: ch.ResponseQueue.URL, QueueURL: st.Queue.URL},
+					Env: st.HandlerEnvironment(ch.ResponseQueue.URL),
 					Implementations: map[contract.Pair]storehandler.Func{check: func(context.Context, contract.Request, storehandler.Pass) (string, error) {
 						return "HOLDS_NONE", nil
 					}},

@@ -120,13 +120,8 @@ func startChannel(t *testing.T, stores ...storeUnderTest) *liveChannel {
 	var wg sync.WaitGroup
 	for _, s := range stores {
 		st := ch.Stores[s.name]
-		env := contract.HandlerEnvironment{
-			PassTwoDelay: time.Duration(st.Spec.Settings.PassTwoDelaySeconds) * time.Second,
-			BatchTimeout: time.Duration(st.Spec.Settings.BatchTimeoutSeconds) * time.Second,
-			Subscriber:   s.name, ResponseQueueURL: ch.ResponseQueue.URL, QueueURL: st.Queue.URL,
-		}
 		h, err := storehandler.New(storehandler.Config{
-			Env: env, Implementations: s.impls, Now: s.now, Log: log, Metrics: lc.logs,
+			Env: st.HandlerEnvironment(ch.ResponseQueue.URL), Implementations: s.impls, Now: s.now, Log: log, Metrics: lc.logs,
 			Responses: sender.New(cl.SQS, ch.ResponseQueue.URL, log), Queue: cl.SQS,
 		})
 		if err != nil {

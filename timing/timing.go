@@ -147,7 +147,7 @@ func (s Store) Check(c contract.Constants, path string) Problems {
 // left it short: the same channel, faster, for integration tests and the
 // local channel. It fails if the scaled constants break the arithmetic.
 func Scaled(c contract.Constants, divisor int) (contract.Constants, error) {
-	up := func(n int) int { return (n + divisor - 1) / divisor }
+	up := func(n int) int { return ceilDiv(n, divisor) }
 	s := c
 	s.HandlerTimeoutCapSeconds = up(c.HandlerTimeoutCapSeconds)
 	s.VisibilityTimeoutCapSeconds = c.VisibilityTimeoutMultiplier * s.HandlerTimeoutCapSeconds
@@ -161,3 +161,19 @@ func Scaled(c contract.Constants, divisor int) (contract.Constants, error) {
 	s.DuplicateAfterCompletionWindowSeconds = s.ExpiryPeriodSeconds + s.ClockSkewAllowanceSeconds + s.HandlerTimeoutCapSeconds + s.BatchTimeoutCapSeconds
 	return s, s.Check()
 }
+
+// Scaled divides the store's durations by divisor (rounded up), keeps the
+// visibility exactly multiplier x the handler timeout, and takes the scaled
+// channel's retention: the same store, faster, on a channel scaled by Scaled.
+func (s Store) Scaled(divisor int, scaled contract.Constants) Store {
+	out := s
+	out.HandlerTimeoutSeconds = ceilDiv(s.HandlerTimeoutSeconds, divisor)
+	out.VisibilityTimeoutSeconds = scaled.VisibilityTimeoutMultiplier * out.HandlerTimeoutSeconds
+	out.PassTwoDelaySeconds = ceilDiv(s.PassTwoDelaySeconds, divisor)
+	out.BatchTimeoutSeconds = ceilDiv(s.BatchTimeoutSeconds, divisor)
+	out.MaxBatchingWindowSeconds = ceilDiv(s.MaxBatchingWindowSeconds, divisor)
+	out.RetentionSeconds = scaled.QueueRetentionSeconds
+	return out
+}
+
+func ceilDiv(n, d int) int { return (n + d - 1) / d }

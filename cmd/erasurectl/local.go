@@ -84,7 +84,7 @@ func (l *localCmd) Run(g *globals) error {
 		if !s.RawDelivery || !s.PartialReport {
 			return fail(exitCheckFailed, "store %s: the template does not deliver raw bodies with partial batch failures", s.Spec.Name)
 		}
-		st := local.StoreSpec{Name: s.Spec.Name, Settings: local.ScaleStore(s.Spec.Settings, l.TimeScale, scaled)}
+		st := local.StoreSpec{Name: s.Spec.Name, Settings: s.Spec.Settings.Scaled(l.TimeScale, scaled)}
 		if p := st.Settings.Check(scaled, "ErasureSubscriber["+st.Name+"]"); len(p) > 0 {
 			return fail(exitCheckFailed, "store %s, scaled by %d: %s", st.Name, l.TimeScale, p)
 		}
@@ -121,11 +121,7 @@ func (l *localCmd) Run(g *globals) error {
 			impls = ex.Implementations()
 		}
 		h, err := storehandler.New(storehandler.Config{
-			Env: contract.HandlerEnvironment{
-				PassTwoDelay: time.Duration(s.Settings.PassTwoDelaySeconds) * time.Second,
-				BatchTimeout: time.Duration(s.Settings.BatchTimeoutSeconds) * time.Second,
-				Subscriber:   s.Name, ResponseQueueURL: ch.ResponseQueue.URL, QueueURL: st.Queue.URL,
-			},
+			Env:             st.HandlerEnvironment(ch.ResponseQueue.URL),
 			Implementations: impls, Log: log, Metrics: logOut,
 			Responses: sender.New(cl.SQS, ch.ResponseQueue.URL, log), Queue: cl.SQS,
 		})

@@ -90,6 +90,8 @@ func (p *publishCmd) Run(g *globals) error {
 		fmt.Fprintln(g.Stdout, string(b))
 		return nil
 	}
-	fmt.Fprintf(g.Stdout, "published %s (round %s), expires %s\nrequestId %s\n", out.Type, out.Round, out.ExpiresAt, out.RequestID)
+	// The requestId is the script's to keep (--json); text output, which ends
+	// up in terminals and CI logs, shows only the round's fingerprint.
+	fmt.Fprintf(g.Stdout, "published %s (round %s), expires %s; --json prints the requestId for watch --request-id\n", out.Type, out.Round, out.ExpiresAt)
 	return nil
 }

@@ -59,10 +59,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	if props == nil {
 		props = &ErasureChannelProps{}
 	}
-	c := contract.Channel()
-	if props.Constants != nil {
-		c = *props.Constants
-	}
+	c := constantsOr(props.Constants)
 	ch := &ErasureChannel{Construct: this}
 	var problems timing.Problems
 	for i, a := range props.StoreAccounts {
@@ -70,38 +67,18 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 			problems.Add(fmt.Sprintf("ErasureChannel.storeAccounts[%d]", i), timing.Invalid, "%q is not a 12-digit AWS account id", a)
 		}
 	}
-	retention := seconds(c.QueueRetentionSeconds)
 
-	ch.TopicKey = awskms.NewKey(this, jsii.String("TopicKey"), &awskms.KeyProps{
-		Description:       jsii.String("Erasure topic"),
-		EnableKeyRotation: jsii.Bool(true),
-	})
+	ch.TopicKey = newKey(this, "TopicKey", "Erasure topic")
 	ch.Topic = awssns.NewTopic(this, jsii.String("Topic"), &awssns.TopicProps{
 		MasterKey:  ch.TopicKey,
 		EnforceSSL: jsii.Bool(true),
 		TopicName:  optional(props.TopicName),
 	})
-	ch.ResponseKey = awskms.NewKey(this, jsii.String("ResponseKey"), &awskms.KeyProps{
-		Description:       jsii.String("Erasure response queue and its dead-letter queue"),
-		EnableKeyRotation: jsii.Bool(true),
-	})
-	ch.ResponseDeadLetterQueue = awssqs.NewQueue(this, jsii.String("ResponseDeadLetterQueue"), &awssqs.QueueProps{
-		Encryption:          awssqs.QueueEncryption_KMS,
-		EncryptionMasterKey: ch.ResponseKey,
-		EnforceSSL:          jsii.Bool(true),
-		RetentionPeriod:     retention,
-	})
-	ch.ResponseQueue = awssqs.NewQueue(this, jsii.String("ResponseQueue"), &awssqs.QueueProps{
-		Encryption:          awssqs.QueueEncryption_KMS,
-		EncryptionMasterKey: ch.ResponseKey,
-		EnforceSSL:          jsii.Bool(true),
-		RetentionPeriod:     retention,
-		QueueName:           optional(props.ResponseQueueName),
-		DeadLetterQueue: &awssqs.DeadLetterQueue{
-			Queue:           ch.ResponseDeadLetterQueue,
-			MaxReceiveCount: jsii.Number(float64(c.MaxReceiveCount)),
-		},
-	})
+	ch.ResponseKey = newKey(this, "ResponseKey", "Erasure response queue and its dead-letter queue")
+	ch.ResponseQueue, ch.ResponseDeadLetterQueue = queuePair{
+		idPrefix: "Response", key: ch.ResponseKey, retentionSeconds: c.QueueRetentionSeconds,
+		maxReceiveCount: c.MaxReceiveCount, queueName: props.ResponseQueueName,
+	}.build(this)
 
 	if len(props.StoreAccounts) > 0 && len(problems) == 0 {
 		var principals []awsiam.IPrincipal
@@ -132,26 +109,10 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		}), nil)
 	}
 
-	ch.ResponseDeadLetterAlarm = awscloudwatch.NewAlarm(this, jsii.String("ResponseDeadLetterAlarm"), &awscloudwatch.AlarmProps{
-		AlarmDescription: jsii.String("Store answers reached the response dead-letter queue: the account service failed to process them."),
-		Metric: ch.ResponseDeadLetterQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-			Period: minutes(1), Statistic: jsii.String("Maximum"),
-		}),
-		Threshold:          jsii.Number(1),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
-	ch.OldestResponseAlarm = awscloudwatch.NewAlarm(this, jsii.String("OldestResponseAlarm"), &awscloudwatch.AlarmProps{
-		AlarmDescription: jsii.String(fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds)),
-		Metric: ch.ResponseQueue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
-			Period: minutes(1), Statistic: jsii.String("Maximum"),
-		}),
-		Threshold:          jsii.Number(float64(c.ExpiryPeriodSeconds)),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
+	ch.ResponseDeadLetterAlarm = deadLetterAlarm(this, "ResponseDeadLetterAlarm", ch.ResponseDeadLetterQueue,
+		"Store answers reached the response dead-letter queue: the account service failed to process them.")
+	ch.OldestResponseAlarm = oldestMessageAlarm(this, "OldestResponseAlarm", ch.ResponseQueue, c.ExpiryPeriodSeconds,
+		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds))
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
 	}
@@ -185,11 +146,4 @@ func isAccountID(s string) bool {
 		}
 	}
 	return true
-}
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

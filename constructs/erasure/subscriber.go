@@ -103,10 +103,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	if props == nil {
 		props = &ErasureSubscriberProps{}
 	}
-	c := contract.Channel()
-	if props.Constants != nil {
-		c = *props.Constants
-	}
+	c := constantsOr(props.Constants)
 	path := "ErasureSubscriber[" + props.Name + "]"
 	settings, problems := resolveSubscriber(props, c, path)
 	s := &ErasureSubscriber{Construct: this, Name: props.Name, Settings: settings}
@@ -119,27 +116,11 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	}
 	sec := seconds
 
-	s.Key = awskms.NewKey(this, jsii.String("Key"), &awskms.KeyProps{
-		Description:       jsii.String("Erasure queue and dead-letter queue of subscriber " + props.Name),
-		EnableKeyRotation: jsii.Bool(true),
-	})
-	s.DeadLetterQueue = awssqs.NewQueue(this, jsii.String("DeadLetterQueue"), &awssqs.QueueProps{
-		Encryption:          awssqs.QueueEncryption_KMS,
-		EncryptionMasterKey: s.Key,
-		EnforceSSL:          jsii.Bool(true),
-		RetentionPeriod:     sec(build.RetentionSeconds),
-	})
-	s.Queue = awssqs.NewQueue(this, jsii.String("Queue"), &awssqs.QueueProps{
-		Encryption:          awssqs.QueueEncryption_KMS,
-		EncryptionMasterKey: s.Key,
-		EnforceSSL:          jsii.Bool(true),
-		RetentionPeriod:     sec(build.RetentionSeconds),
-		VisibilityTimeout:   sec(build.VisibilityTimeoutSeconds),
-		DeadLetterQueue: &awssqs.DeadLetterQueue{
-			Queue:           s.DeadLetterQueue,
-			MaxReceiveCount: jsii.Number(float64(build.MaxReceiveCount)),
-		},
-	})
+	s.Key = newKey(this, "Key", "Erasure queue and dead-letter queue of subscriber "+props.Name)
+	s.Queue, s.DeadLetterQueue = queuePair{
+		key: s.Key, retentionSeconds: build.RetentionSeconds, maxReceiveCount: build.MaxReceiveCount,
+		visibilitySeconds: build.VisibilityTimeoutSeconds,
+	}.build(this)
 	if props.Topic != nil {
 		props.Topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(s.Queue, &awssnssubscriptions.SqsSubscriptionProps{
 			RawMessageDelivery: jsii.Bool(true),
@@ -208,26 +189,10 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		grantSend(s.Queue, s.Key, s.Function) // pass two re-sends to the store's own queue
 	}
 
-	s.DeadLetterAlarm = awscloudwatch.NewAlarm(this, jsii.String("DeadLetterAlarm"), &awscloudwatch.AlarmProps{
-		AlarmDescription: jsii.String("Erasure requests for subscriber " + props.Name + " reached the dead-letter queue: they were not handled and need an operator."),
-		Metric: s.DeadLetterQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-			Period: minutes(1), Statistic: jsii.String("Maximum"),
-		}),
-		Threshold:          jsii.Number(1),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
-	s.OldestMessageAlarm = awscloudwatch.NewAlarm(this, jsii.String("OldestMessageAlarm"), &awscloudwatch.AlarmProps{
-		AlarmDescription: jsii.String(fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", props.Name, build.WorstCaseSeconds())),
-		Metric: s.Queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
-			Period: minutes(1), Statistic: jsii.String("Maximum"),
-		}),
-		Threshold:          jsii.Number(float64(build.WorstCaseSeconds())),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
+	s.DeadLetterAlarm = deadLetterAlarm(this, "DeadLetterAlarm", s.DeadLetterQueue,
+		"Erasure requests for subscriber "+props.Name+" reached the dead-letter queue: they were not handled and need an operator.")
+	s.OldestMessageAlarm = oldestMessageAlarm(this, "OldestMessageAlarm", s.Queue, build.WorstCaseSeconds(),
+		fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", props.Name, build.WorstCaseSeconds()))
 
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
@@ -271,14 +236,8 @@ func (s *ErasureSubscriber) MetricNotApplicable(opts *awscloudwatch.MetricOption
 // threshold times in one 5-minute period: the hook for a team that expects
 // its store to hold data of every kind it is asked about.
 func (s *ErasureSubscriber) AddNotApplicableAlarm(id string, threshold float64) awscloudwatch.Alarm {
-	return awscloudwatch.NewAlarm(s.Construct, jsii.String(id), &awscloudwatch.AlarmProps{
-		AlarmDescription:   jsii.String("Subscriber " + s.Name + " answered NOT_APPLICABLE: check the claim that it holds nothing of that kind."),
-		Metric:             s.MetricNotApplicable(nil),
-		Threshold:          jsii.Number(threshold),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
+	return alarm(s.Construct, id, "Subscriber "+s.Name+" answered NOT_APPLICABLE: check the claim that it holds nothing of that kind.",
+		s.MetricNotApplicable(nil), threshold, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 }
 
 // resolveSubscriber turns props into timing settings and lists every problem.
