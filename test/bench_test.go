@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
-	"github.com/linn-cloud/erasure-channel/contract/sender"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
 	"github.com/linn-cloud/erasure-channel/local"
 	"github.com/linn-cloud/erasure-channel/timing"
@@ -40,31 +38,19 @@ func BenchmarkRoundTrip(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			log := slog.New(slog.DiscardHandler)
 			check := contract.Pair{Type: contract.TypeCheck, KeyKind: contract.KeyAccount}
-			var wg sync.WaitGroup
-			defer wg.Wait()
-			defer cancel()
+			handlers := map[string]local.HandlerFunc{}
 			for _, name := range names {
-				st := ch.Stores[name]
-				h, err := storehandler.New(storehandler.Config{
-					Env: st.HandlerEnvironment(ch.ResponseQueue.URL),
-					Implementations: map[contract.Pair]storehandler.Func{check: func(context.Context, contract.Request, storehandler.Pass) (string, error) {
-						return "HOLDS_NONE", nil
-					}},
-					Responses: sender.New(cl.SQS, ch.ResponseQueue.URL, log), Queue: cl.SQS, Log: log, Metrics: discardWriter{},
-				})
+				h, err := ch.NewHandler(name, map[contract.Pair]storehandler.Func{check: func(context.Context, contract.Request, storehandler.Pass) (string, error) {
+					return "HOLDS_NONE", nil
+				}}, local.HandlerOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}
-				p := &local.Poller{Client: cl.SQS, Store: st, Handler: h.Handle, Region: e.Region}
-				wg.Add(1)
-				go func() { defer wg.Done(); p.Run(ctx) }()
+				handlers[name] = h.Handle
 			}
 			collector := publisher.NewCollector()
-			reader := publisher.NewReader(cl.SQS, ch.ResponseQueue.URL, collector, log)
-			wg.Add(1)
-			go func() { defer wg.Done(); _ = reader.Run(ctx, time.Second) }()
+			defer ch.Serve(ctx, e.Region, handlers, collector, slog.New(slog.DiscardHandler))()
 			pub := publisher.New(cl.SNS, ch.TopicARN, publisher.WithConstants(c))
 			round := func(i int) {
 				req, err := pub.PublishRound(ctx, publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAccount, Key: "acct-1", CreatedAt: time.Now()})
@@ -91,7 +77,3 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 	}
 }
-
-type discardWriter struct{}
-
-func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
-	"github.com/linn-cloud/erasure-channel/contract/sender"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
 	"github.com/linn-cloud/erasure-channel/emulator"
 	"github.com/linn-cloud/erasure-channel/local"
@@ -117,24 +116,16 @@ func startChannel(t *testing.T, stores ...storeUnderTest) *liveChannel {
 	lc := &liveChannel{Channel: ch, c: c, collector: publisher.NewCollector(), logs: &syncBuffer{}}
 	log := slog.New(slog.NewJSONHandler(lc.logs, nil))
 	lc.publisher = publisher.New(cl.SNS, ch.TopicARN, publisher.WithConstants(c))
-	var wg sync.WaitGroup
+	handlers := map[string]local.HandlerFunc{}
 	for _, s := range stores {
-		st := ch.Stores[s.name]
-		h, err := storehandler.New(storehandler.Config{
-			Env: st.HandlerEnvironment(ch.ResponseQueue.URL), Implementations: s.impls, Now: s.now, Log: log, Metrics: lc.logs,
-			Responses: sender.New(cl.SQS, ch.ResponseQueue.URL, log), Queue: cl.SQS,
-		})
+		h, err := ch.NewHandler(s.name, s.impls, local.HandlerOptions{Now: s.now, Log: log, Metrics: lc.logs})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := &local.Poller{Client: cl.SQS, Store: st, Handler: h.Handle, Region: e.Region}
-		wg.Add(1)
-		go func() { defer wg.Done(); p.Run(ctx) }()
+		handlers[s.name] = h.Handle
 	}
-	reader := publisher.NewReader(cl.SQS, ch.ResponseQueue.URL, lc.collector, log)
-	wg.Add(1)
-	go func() { defer wg.Done(); _ = reader.Run(ctx, time.Second) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	t.Cleanup(ch.Serve(ctx, e.Region, handlers, lc.collector, log))
+	t.Cleanup(cancel)
 	return lc
 }
 

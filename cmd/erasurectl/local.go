@@ -10,14 +10,12 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
-	"github.com/linn-cloud/erasure-channel/contract/sender"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
 	"github.com/linn-cloud/erasure-channel/emulator"
 	"github.com/linn-cloud/erasure-channel/examplestore"
@@ -107,35 +105,24 @@ func (l *localCmd) Run(g *globals) error {
 		logOut = g.Stderr
 	}
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
-	runCtx, cancelRun := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() { cancelRun(); wg.Wait() }()
 	examples := map[string]*examplestore.Store{}
 	names := make([]string, 0, len(spec.Stores))
+	handlers := map[string]local.HandlerFunc{}
 	for _, s := range spec.Stores {
 		names = append(names, s.Name)
-		st := ch.Stores[s.Name]
 		var impls map[contract.Pair]storehandler.Func
 		if ex := examplestore.ByName(s.Name); ex != nil {
 			examples[s.Name] = ex
 			impls = ex.Implementations()
 		}
-		h, err := storehandler.New(storehandler.Config{
-			Env:             st.HandlerEnvironment(ch.ResponseQueue.URL),
-			Implementations: impls, Log: log, Metrics: logOut,
-			Responses: sender.New(cl.SQS, ch.ResponseQueue.URL, log), Queue: cl.SQS,
-		})
+		h, err := ch.NewHandler(s.Name, impls, local.HandlerOptions{Log: log, Metrics: logOut})
 		if err != nil {
 			return fail(exitEnvironment, "%v", err)
 		}
-		p := &local.Poller{Client: cl.SQS, Store: st, Handler: h.Handle, Region: emu.Region}
-		wg.Add(1)
-		go func() { defer wg.Done(); p.Run(runCtx) }()
+		handlers[s.Name] = h.Handle
 	}
 	collector := publisher.NewCollector()
-	reader := publisher.NewReader(cl.SQS, ch.ResponseQueue.URL, collector, log)
-	wg.Add(1)
-	go func() { defer wg.Done(); _ = reader.Run(runCtx, time.Second) }()
+	defer ch.Serve(ctx, emu.Region, handlers, collector, log)()
 
 	if !g.JSON {
 		fmt.Fprintf(g.Stdout, "local channel on %s (durations ÷ %d: T = %d s, V = %d s, X = %d s, R = %d s)\n",

@@ -1,0 +1,58 @@
+package local
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/publisher"
+	"github.com/linn-cloud/erasure-channel/contract/sender"
+	"github.com/linn-cloud/erasure-channel/contract/storehandler"
+)
+
+// HandlerOptions are the optional parts of a store's adapter.
+type HandlerOptions struct {
+	Now     func() time.Time // the store's clock; default time.Now
+	Log     *slog.Logger     // default: discard
+	Metrics io.Writer        // embedded-metric lines; default: discard
+}
+
+// NewHandler builds a store's adapter as its Lambda would: the environment
+// ErasureSubscriber would set, the response sender, and the store's own queue
+// for pass two.
+func (ch *Channel) NewHandler(store string, impls map[contract.Pair]storehandler.Func, o HandlerOptions) (*storehandler.Handler, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Metrics == nil {
+		o.Metrics = io.Discard
+	}
+	return storehandler.New(storehandler.Config{
+		Env:             ch.Stores[store].HandlerEnvironment(ch.ResponseQueue.URL),
+		Implementations: impls,
+		Responses:       sender.New(ch.SQS, ch.ResponseQueue.URL, o.Log),
+		Queue:           ch.SQS,
+		Now:             o.Now,
+		Log:             o.Log,
+		Metrics:         o.Metrics,
+	})
+}
+
+// Serve polls every store that has a handler, and reads the response queue
+// into collector, until ctx ends or stop is called; stop waits for all of it.
+func (ch *Channel) Serve(ctx context.Context, region string, handlers map[string]HandlerFunc, collector *publisher.Collector, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for name, h := range handlers {
+		p := &Poller{Client: ch.SQS, Store: ch.Stores[name], Handler: h, Region: region}
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Run(ctx) }()
+	}
+	reader := publisher.NewReader(ch.SQS, ch.ResponseQueue.URL, collector, log)
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = reader.Run(ctx, time.Second) }()
+	return func() { cancel(); wg.Wait() }
+}
