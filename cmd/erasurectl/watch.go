@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 )
@@ -30,12 +32,6 @@ type answerLine struct {
 	Subscriber string `json:"subscriber"`
 	Type       string `json:"type"`
 	Answer     string `json:"answer"`
-}
-
-// watchingCollector prints each answer as the reader records it.
-type watchingCollector struct {
-	*publisher.Collector
-	g *globals
 }
 
 func (w *watchCmd) Run(g *globals) error {
@@ -84,7 +80,7 @@ type printingReceiver struct {
 	json bool
 }
 
-func (p *printingReceiver) ReceiveMessage(ctx context.Context, in *sqsReceiveInput, optFns ...func(*sqsOptions)) (*sqsReceiveOutput, error) {
+func (p *printingReceiver) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
 	out, err := p.ReceiveAPI.ReceiveMessage(ctx, in, optFns...)
 	if err != nil {
 		return out, err
