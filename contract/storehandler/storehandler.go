@@ -27,6 +27,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -105,6 +106,13 @@ type Config struct {
 	// Metrics receives one embedded-metric-format line per NOT_APPLICABLE
 	// answer; default os.Stdout.
 	Metrics io.Writer
+	// FunctionName, when set, is the Lambda function's own name: a pass-two
+	// marker is then accepted only on a message this function sent, whose
+	// SQS SenderId is "<role id>:<function name>" (Lambda's session name).
+	// A message SNS delivered never matches, so a publisher's message
+	// attributes cannot forge a second pass. NewFromEnvironment sets it from
+	// AWS_LAMBDA_FUNCTION_NAME; empty (local runs, tests) disables the check.
+	FunctionName string
 }
 
 // ConfigError lists what is wrong with a Config.
@@ -190,7 +198,7 @@ func (h *Handler) record(ctx context.Context, rec *events.SQSMessage) error {
 		log.Warn("erasure request refused", "code", codeOf(err))
 		return err
 	}
-	pass, passOne, err := passOf(rec, req.Type)
+	pass, passOne, err := passOf(rec, req.Type, h.cfg.FunctionName)
 	if err != nil {
 		log.Warn("erasure request refused", "code", "BAD_PASS_MARKER", "type", string(req.Type))
 		return err
@@ -272,14 +280,18 @@ func (h *Handler) enqueuePassTwo(ctx context.Context, rec *events.SQSMessage, re
 }
 
 // passOf reads the pass-two marker. A record without it is pass one. A
-// marker on a non-destructive request, or with an outcome the request type
-// cannot have, is refused.
-func passOf(rec *events.SQSMessage, t contract.MessageType) (Pass, string, error) {
+// marker on a non-destructive request, with an outcome the request type
+// cannot have, or (in Lambda) on a message this function did not send, is
+// refused.
+func passOf(rec *events.SQSMessage, t contract.MessageType, functionName string) (Pass, string, error) {
 	a, ok := rec.MessageAttributes[AttrPass]
 	if !ok {
 		return 1, "", nil
 	}
 	if a.StringValue == nil || *a.StringValue != "2" || !t.IsDestructive() {
+		return 0, "", ErrBadPassMarker
+	}
+	if functionName != "" && !strings.HasSuffix(rec.Attributes["SenderId"], ":"+functionName) {
 		return 0, "", ErrBadPassMarker
 	}
 	o, ok := rec.MessageAttributes[AttrPassOneOutcome]

@@ -272,3 +272,29 @@ func (discard) Send(_ context.Context, r contract.Response) error {
 	_, err := contract.EncodeResponse(r)
 	return err
 }
+
+// TestPassTwoMarkerMustComeFromThisFunction: in Lambda, a marker is accepted
+// only on a message the function itself sent (SenderId "<role id>:<name>").
+func TestPassTwoMarkerMustComeFromThisFunction(t *testing.T) {
+	r, q, out := &fakeResponses{}, &fakeQueue{}, &bytes.Buffer{}
+	h, err := New(Config{Env: env(), Responses: r, Queue: q, Now: func() time.Time { return now }, FunctionName: "space-erasure-handler",
+		Log: slog.New(slog.NewJSONHandler(out, nil)), Metrics: out,
+		Implementations: map[contract.Pair]Func{refilePair: func(context.Context, contract.Request, Pass) (string, error) { return "MOVED", nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := map[string]events.SQSMessageAttribute{AttrPass: {StringValue: aws.String("2")}, AttrPassOneOutcome: {StringValue: aws.String("MOVED")}}
+	for sender, accepted := range map[string]bool{
+		"AROAEXAMPLEROLEID:space-erasure-handler": true,
+		"AIDASNSSERVICEEXAMPLE":                   false, // delivered by SNS: a publisher's attributes
+		"AROAEXAMPLEROLEID:other-function":        false,
+		"":                                        false,
+	} {
+		r.sent = nil
+		rec := events.SQSMessage{MessageId: sender, Body: body(t, refileReq), MessageAttributes: marker, Attributes: map[string]string{"SenderId": sender}}
+		resp, _ := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{rec}})
+		if got := len(resp.BatchItemFailures) == 0 && len(r.sent) == 1; got != accepted {
+			t.Errorf("SenderId %q: accepted %v, want %v", sender, got, accepted)
+		}
+	}
+}
