@@ -115,7 +115,7 @@ function runParity() {
       console.log(`FAIL ${c.file}: ajv twin says validate=${gotValidate} parseRequest=${gotRequest}, manifest says validate=${c.validate} parseRequest=${c.parseRequest} (${c.why})`);
     }
   }
-  console.log(`ajv parity: ${passed} passed, ${failed} failed`);
+  console.log(`parity: ${passed} passed, ${failed} failed`);
   process.exit(failed === 0 && passed > 0 ? 0 : 1);
 }
 
