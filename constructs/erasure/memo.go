@@ -17,37 +17,35 @@ import (
 // key and URL token.
 var memo struct {
 	sync.Mutex
-	seconds map[int]awscdk.Duration
-	minutes map[int]awscdk.Duration
-	fifo    map[any]bool
-	key     map[awssqs.IQueue]awskms.IKey
-	url     map[awssqs.IQueue]*string
+	durations map[durationKey]awscdk.Duration
+	fifo      map[any]bool
+	key       map[awssqs.IQueue]awskms.IKey
+	url       map[awssqs.IQueue]*string
 }
 
-func seconds(n int) awscdk.Duration {
-	memo.Lock()
-	defer memo.Unlock()
-	if memo.seconds == nil {
-		memo.seconds = map[int]awscdk.Duration{}
-	}
-	d, ok := memo.seconds[n]
-	if !ok {
-		d = awscdk.Duration_Seconds(jsii.Number(float64(n)))
-		memo.seconds[n] = d
-	}
-	return d
+type durationKey struct {
+	n       int
+	minutes bool
 }
 
-func minutes(n int) awscdk.Duration {
+func seconds(n int) awscdk.Duration { return duration(durationKey{n: n}) }
+
+func minutes(n int) awscdk.Duration { return duration(durationKey{n: n, minutes: true}) }
+
+func duration(k durationKey) awscdk.Duration {
 	memo.Lock()
 	defer memo.Unlock()
-	if memo.minutes == nil {
-		memo.minutes = map[int]awscdk.Duration{}
+	if memo.durations == nil {
+		memo.durations = map[durationKey]awscdk.Duration{}
 	}
-	d, ok := memo.minutes[n]
+	d, ok := memo.durations[k]
 	if !ok {
-		d = awscdk.Duration_Minutes(jsii.Number(float64(n)))
-		memo.minutes[n] = d
+		if k.minutes {
+			d = awscdk.Duration_Minutes(jsii.Number(float64(k.n)))
+		} else {
+			d = awscdk.Duration_Seconds(jsii.Number(float64(k.n)))
+		}
+		memo.durations[k] = d
 	}
 	return d
 }

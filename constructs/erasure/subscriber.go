@@ -290,16 +290,8 @@ func resolveSubscriber(p *ErasureSubscriberProps, c contract.Constants, path str
 			s.VisibilityTimeoutSeconds = v
 		}
 	}
-	if p.MaxReceiveCount != nil {
-		if n, ok := wholeNumber(&l, field("maxReceiveCount"), *p.MaxReceiveCount); ok {
-			s.MaxReceiveCount = n
-		}
-	}
-	if p.PassTwoDelay != nil {
-		if v, ok := wholeSeconds(&l, field("passTwoDelay"), p.PassTwoDelay); ok {
-			s.PassTwoDelaySeconds = v
-		}
-	}
+	overrideNumber(&l, field("maxReceiveCount"), p.MaxReceiveCount, &s.MaxReceiveCount)
+	overrideSeconds(&l, field("passTwoDelay"), p.PassTwoDelay, &s.PassTwoDelaySeconds)
 	if p.BatchTimeout != nil {
 		if v, ok := wholeSeconds(&l, field("batchTimeout"), p.BatchTimeout); ok {
 			s.BatchTimeoutSeconds = v
@@ -307,21 +299,9 @@ func resolveSubscriber(p *ErasureSubscriberProps, c contract.Constants, path str
 	} else if s.HandlerTimeoutSeconds < s.BatchTimeoutSeconds && timeoutOK {
 		s.BatchTimeoutSeconds = max(s.HandlerTimeoutSeconds, 1) // a shorter handler gets a batch timeout that fits
 	}
-	if p.BatchSize != nil {
-		if n, ok := wholeNumber(&l, field("batchSize"), *p.BatchSize); ok {
-			s.BatchSize = n
-		}
-	}
-	if p.MaxBatchingWindow != nil {
-		if v, ok := wholeSeconds(&l, field("maxBatchingWindow"), p.MaxBatchingWindow); ok {
-			s.MaxBatchingWindowSeconds = v
-		}
-	}
-	if p.RetentionPeriod != nil {
-		if v, ok := wholeSeconds(&l, field("retentionPeriod"), p.RetentionPeriod); ok {
-			s.RetentionSeconds = v
-		}
-	}
+	overrideNumber(&l, field("batchSize"), p.BatchSize, &s.BatchSize)
+	overrideSeconds(&l, field("maxBatchingWindow"), p.MaxBatchingWindow, &s.MaxBatchingWindowSeconds)
+	overrideSeconds(&l, field("retentionPeriod"), p.RetentionPeriod, &s.RetentionSeconds)
 	if timeoutOK {
 		l = append(l, s.Check(c, path)...)
 	}

@@ -51,3 +51,23 @@ func wholeNumber(l *timing.Problems, path string, n float64) (int, bool) {
 	}
 	return int(n), true
 }
+
+// overrideSeconds sets *dst from d when d is given and reads as whole seconds.
+func overrideSeconds(l *timing.Problems, path string, d awscdk.Duration, dst *int) {
+	if d == nil {
+		return
+	}
+	if v, ok := wholeSeconds(l, path, d); ok {
+		*dst = v
+	}
+}
+
+// overrideNumber sets *dst from n when n is given and is a whole number.
+func overrideNumber(l *timing.Problems, path string, n *float64, dst *int) {
+	if n == nil {
+		return
+	}
+	if v, ok := wholeNumber(l, path, *n); ok {
+		*dst = v
+	}
+}
