@@ -42,11 +42,11 @@ synth: tools
 
 ## bench-synth: synth time and memory for 1, 25 and 100 stores, Go against TypeScript.
 bench-synth: tools
-	scripts/bench-synth
+	tools/bench-synth
 
 ## bench-parse: Go ParseRequest against ajv on the same corpus, as a ratio.
 bench-parse: tools
-	scripts/bench-parse
+	tools/bench-parse
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

@@ -10,8 +10,8 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
-	"github.com/linn-cloud/erasure-channel/local"
-	"github.com/linn-cloud/erasure-channel/timing"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
+	"github.com/linn-cloud/erasure-channel/internal/local"
 )
 
 // BenchmarkRoundTrip is the end-to-end round trip on the emulator: publish a

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/linn-cloud/erasure-channel/emulator"
+	"github.com/linn-cloud/erasure-channel/internal/emulator"
 )
 
 // TestCDKCLISynth runs the real pinned CDK CLI over cdk.json, as a user's

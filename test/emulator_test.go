@@ -20,9 +20,9 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
-	"github.com/linn-cloud/erasure-channel/emulator"
-	"github.com/linn-cloud/erasure-channel/local"
-	"github.com/linn-cloud/erasure-channel/timing"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
+	"github.com/linn-cloud/erasure-channel/internal/emulator"
+	"github.com/linn-cloud/erasure-channel/internal/local"
 )
 
 // scaleDivisor shortens every channel duration for the emulator tests: the

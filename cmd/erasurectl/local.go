@@ -17,10 +17,10 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
-	"github.com/linn-cloud/erasure-channel/emulator"
-	"github.com/linn-cloud/erasure-channel/examplestore"
-	"github.com/linn-cloud/erasure-channel/local"
-	"github.com/linn-cloud/erasure-channel/timing"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
+	"github.com/linn-cloud/erasure-channel/internal/emulator"
+	"github.com/linn-cloud/erasure-channel/internal/local"
+	"github.com/linn-cloud/erasure-channel/stacks/examplestore"
 )
 
 type localCmd struct {

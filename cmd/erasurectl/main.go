@@ -16,7 +16,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/linn-cloud/erasure-channel/emulator"
+	"github.com/linn-cloud/erasure-channel/internal/emulator"
 )
 
 // Exit codes scripts can rely on.

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/local"
+	"github.com/linn-cloud/erasure-channel/internal/local"
 	"github.com/linn-cloud/erasure-channel/stacks"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
-	"github.com/linn-cloud/erasure-channel/examplestore"
+	"github.com/linn-cloud/erasure-channel/stacks/examplestore"
 )
 
 func main() {

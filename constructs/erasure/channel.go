@@ -13,7 +13,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/timing"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // ErasureChannelProps configures the channel.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 
-	"github.com/linn-cloud/erasure-channel/timing"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // validation hands a construct's problems to CDK: synth fails with every

@@ -1,4 +1,4 @@
-// The plain TypeScript twin of the Go CDK app for scripts/bench-synth: a
+// The plain TypeScript twin of the Go CDK app for tools/bench-synth: a
 // channel stack and STORES store stacks with the same resources as
 // ErasureChannel and ErasureSubscriber (keys, topic, queues, subscription,
 // log group, role, function from the same asset, event source, alarms), no

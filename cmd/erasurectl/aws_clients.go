@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/linn-cloud/erasure-channel/local"
+	"github.com/linn-cloud/erasure-channel/internal/local"
 )
 
 // awsFlags choose the account: the standard AWS credential chain, or a local

@@ -6,7 +6,7 @@
 // if the constants ever stop guaranteeing the contract's bounds.
 package sim
 
-import "github.com/linn-cloud/erasure-channel/timing"
+import "github.com/linn-cloud/erasure-channel/contract/timing"
 
 // Receive is one receive of a message: how long the handler ran (at most
 // T), and whether it succeeded (deleted the message) or failed (left it to

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/timing"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // patterns enumerates every pass: success at receive k (1..N) or N failures,
