@@ -275,8 +275,8 @@ func TestConcurrentLoadsOneWinsNoOrphan(t *testing.T) {
 func TestOptionsAndNamesRefused(t *testing.T) {
 	srv := newS3(t)
 	for _, o := range []bitmapstore.Options{
-		{Bucket: bucket},                             // no read TTL: no bound
-		{Bucket: "", ReadTTL: time.Second},           // no bucket
+		{Bucket: bucket},                   // no read TTL: no bound
+		{Bucket: "", ReadTTL: time.Second}, // no bucket
 		{Bucket: bucket, ReadTTL: time.Second, Keep: -1},
 		{Bucket: bucket, ReadTTL: time.Second, Prefix: "no-slash"},
 	} {
