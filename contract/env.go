@@ -23,6 +23,15 @@ const (
 	EnvQueueURL = "ERASURE_QUEUE_URL"
 )
 
+// The environment a bitmap store's handler gets from BitmapStoreBucket.AttachTo:
+// where its bucket is and its read TTL, the bound on how long any process
+// keeps serving an erased id.
+const (
+	EnvBitmapBucket        = "ERASURE_BITMAP_BUCKET"
+	EnvBitmapPrefix        = "ERASURE_BITMAP_PREFIX"
+	EnvBitmapReadTTLMillis = "ERASURE_BITMAP_READ_TTL_MS"
+)
+
 // HandlerEnvironmentVariables lists every variable LoadHandlerEnvironment reads.
 var HandlerEnvironmentVariables = []string{
 	EnvPassTwoDelaySeconds, EnvBatchTimeoutSeconds, EnvSubscriber, EnvResponseQueueURL, EnvQueueURL,
