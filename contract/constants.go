@@ -28,6 +28,9 @@ type Constants struct {
 	PublisherTickSeconds                  int
 	QueueRetentionSeconds                 int
 	DuplicateAfterCompletionWindowSeconds int // R + S + T + b
+	// NoncurrentVersionExpiryCapDays caps how long a versioned store bucket
+	// keeps noncurrent versions, where erased ids linger.
+	NoncurrentVersionExpiryCapDays int
 
 	AWS AWSLimits
 }
@@ -148,6 +151,7 @@ func (c *Constants) fields() map[string]*int {
 		"publisherTickSeconds":                        &c.PublisherTickSeconds,
 		"queueRetentionSeconds":                       &c.QueueRetentionSeconds,
 		"duplicateAfterCompletionWindowSeconds":       &c.DuplicateAfterCompletionWindowSeconds,
+		"noncurrentVersionExpiryCapDays":              &c.NoncurrentVersionExpiryCapDays,
 		"awsLimits.lambdaTimeoutMaxSeconds":           &c.AWS.LambdaTimeoutMaxSeconds,
 		"awsLimits.sqsDelayMaxSeconds":                &c.AWS.SQSDelayMaxSeconds,
 		"awsLimits.sqsVisibilityTimeoutMaxSeconds":    &c.AWS.SQSVisibilityTimeoutMaxSeconds,

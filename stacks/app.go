@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 )
 
 // AppConfig is the CDK app's configuration, read from cdk.json context.
@@ -108,8 +110,8 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 	return out
 }
 
-// exampleStores are the two example stores: one beside the channel, one in
-// another account importing it by ARN.
+// exampleStores are the example stores: one beside the channel, one in
+// another account importing it by ARN, and a bitmap store with its bucket.
 func exampleStores(app awscdk.App, cfg AppConfig, ch *ChannelStack, channelEnv, storeEnv *awscdk.Environment) []*StoreStack {
 	var out []*StoreStack
 	// A store beside the channel: same app, same account, cross-stack references.
@@ -130,5 +132,14 @@ func exampleStores(app awscdk.App, cfg AppConfig, ch *ChannelStack, channelEnv, 
 		},
 		HandlerAsset: cfg.HandlerAsset,
 	}))
+	// A bitmap store beside the channel: its bucket attached to its subscriber.
+	bitmaps := NewStoreStack(app, "BitmapStore", &StoreStackProps{
+		StackProps:   awscdk.StackProps{Env: channelEnv, Description: jsii.String("Example store 'bitmaps': roaring-bitmap segments on S3")},
+		Name:         "bitmaps",
+		Channel:      ch.Channel,
+		HandlerAsset: cfg.HandlerAsset,
+	})
+	erasure.NewBitmapStoreBucket(bitmaps.Stack, jsii.String("BitmapStoreBucket"), nil).AttachTo(bitmaps.Subscriber)
+	out = append(out, bitmaps)
 	return out
 }

@@ -72,6 +72,15 @@ func (tpl template) resources(typ string) map[string]map[string]interface{} {
 	return out
 }
 
+// all returns every resource by logical id.
+func (tpl template) all() map[string]map[string]interface{} {
+	out := map[string]map[string]interface{}{}
+	for id, r := range tpl["Resources"].(map[string]interface{}) {
+		out[id] = r.(map[string]interface{})
+	}
+	return out
+}
+
 // one returns the single resource of a type, failing otherwise.
 func (tpl template) one(t testing.TB, typ string) (string, map[string]interface{}) {
 	t.Helper()

@@ -40,6 +40,7 @@ func constantRows(c contract.Constants) []constantRow {
 		row("publisherTickSeconds", c.PublisherTickSeconds, "", true),
 		row("queueRetentionSeconds", c.QueueRetentionSeconds, "", true),
 		row("duplicateAfterCompletionWindowSeconds", c.DuplicateAfterCompletionWindowSeconds, fmt.Sprintf("R + S + T + b = %d + %d + %d + %d = %d", R, S, T, b, dup), c.DuplicateAfterCompletionWindowSeconds == dup),
+		row("noncurrentVersionExpiryCapDays", c.NoncurrentVersionExpiryCapDays, "", true),
 	}
 }
 

@@ -25,6 +25,8 @@ const (
 	FIFO            ProblemType = "FIFO"            // pass two needs per-message delay
 	Invalid         ProblemType = "Invalid"         // wrong shape: a name, a fraction, a missing input
 	BreaksTiming    ProblemType = "BreaksTiming"    // within the caps, but the sum breaks R
+	BreaksErasure   ProblemType = "BreaksErasure"   // deploys cleanly, then silently defeats an erasure
+	Missing         ProblemType = "Missing"         // a required safeguard is absent
 )
 
 // Problem is one refused setting: where, what kind, and the value and cap.
