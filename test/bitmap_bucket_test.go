@@ -83,7 +83,7 @@ func TestBitmapBucketTrapsAreRefusedAtSynth(t *testing.T) {
 			want: []string{"prefix: Invalid"}},
 		{name: "several-together", props: func(awscdk.Stack) erasure.BitmapStoreBucketProps {
 			return erasure.BitmapStoreBucketProps{ObjectLockEnabled: jsii.Bool(true), NoncurrentVersionExpiry: days(capDays * 2),
-				ReadTTL: awscdk.Duration_Millis(jsii.Number(0)),
+				ReadTTL:        awscdk.Duration_Millis(jsii.Number(0)),
 				LifecycleRules: []*awss3.LifecycleRule{{Id: jsii.String("All"), Expiration: days(10)}}}
 		}, want: []string{"objectLockEnabled: BreaksErasure", "lifecycleRules[ExpireNoncurrentVersions].noncurrentVersionExpiration: AboveCap", "readTtl: BelowMinimum", "lifecycleRules[All].expiration: BreaksErasure"}},
 		// Safe shapes produce no line: a rule on another prefix, a rule that only

@@ -77,8 +77,8 @@ type BitmapStoreBucket struct {
 	// NoncurrentVersionExpiryDays is the declared bound (0 if invalid).
 	NoncurrentVersionExpiryDays int
 
-	path      string
-	constants contract.Constants
+	path       string
+	constants  contract.Constants
 	problems   timing.Problems // from props, known at construction
 	attached   []*ErasureSubscriber
 	rules      []*awss3.LifecycleRule // every rule the bucket deploys, checked at synth
