@@ -21,7 +21,50 @@ import (
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
 	"github.com/linn-cloud/erasure-channel/internal/local"
 	"github.com/linn-cloud/erasure-channel/stacks/examplestore"
+	"github.com/linn-cloud/erasure-channel/stacks/examplestore/bitmapstore"
 )
+
+// localBitmapBucket is the bucket name the local channel gives the bitmap store.
+const localBitmapBucket = "bitmaps-local"
+
+// bitmapProof is what every object version of the bitmap store's bucket says
+// about the sample subject after the round.
+type bitmapProof struct {
+	Audit                   bitmapstore.AuditReport `json:"audit"`
+	NoncurrentExpiryDays    int                     `json:"noncurrentVersionExpiryDays"`
+	NoncurrentExpiryCapDays int                     `json:"noncurrentVersionExpiryCapDays"`
+}
+
+func bitmapOf(stores []local.TemplateStore, name string) *local.TemplateBitmapBucket {
+	for _, s := range stores {
+		if s.Spec.Name == name {
+			return s.Bitmap
+		}
+	}
+	return nil
+}
+
+// startBitmaps creates the bitmap store's bucket on the embedded S3 with the
+// template's prefix and read TTL, and loads the sample segments.
+func startBitmaps(ctx context.Context, emu *emulator.Emulator, b *local.TemplateBitmapBucket) (*examplestore.Bitmaps, error) {
+	if err := emu.S3.CreateVersionedBucket(ctx, localBitmapBucket); err != nil {
+		return nil, fmt.Errorf("local: bitmap bucket: %w", err)
+	}
+	bm, err := examplestore.NewBitmaps(emu.S3.Client(), bitmapstore.Options{Bucket: localBitmapBucket, Prefix: b.Prefix,
+		ReadTTL: time.Duration(b.ReadTTLMillis) * time.Millisecond, Keep: 1})
+	if err != nil {
+		return nil, err
+	}
+	return bm, bm.SeedSample(ctx)
+}
+
+func proveBitmapErasure(ctx context.Context, emu *emulator.Emulator, b *local.TemplateBitmapBucket) (*bitmapProof, error) {
+	rep, err := bitmapstore.Audit(ctx, emu.S3.Client(), localBitmapBucket, b.Prefix, examplestore.SampleSubjectID)
+	if err != nil {
+		return nil, err
+	}
+	return &bitmapProof{Audit: rep, NoncurrentExpiryDays: b.NoncurrentVersionExpiryDays(), NoncurrentExpiryCapDays: contract.Channel().NoncurrentVersionExpiryCapDays}, nil
+}
 
 type localCmd struct {
 	synthFlags
@@ -44,6 +87,7 @@ type localSummary struct {
 	Rounds      map[string]map[string]roundResult `json:"rounds"` // round -> store -> answer
 	Complete    bool                              `json:"complete"`
 	Erased      map[string]bool                   `json:"erased"` // store -> the sample account is gone
+	Bitmap      *bitmapProof                      `json:"bitmapProof,omitempty"`
 	TotalSecs   float64                           `json:"totalSeconds"`
 	RoundTripMs int64                             `json:"roundTripMilliseconds"`
 }
@@ -106,6 +150,8 @@ func (l *localCmd) Run(g *globals) error {
 	}
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
 	examples := map[string]*examplestore.Store{}
+	var bitmaps *examplestore.Bitmaps
+	var bitmapBucket *local.TemplateBitmapBucket
 	names := make([]string, 0, len(spec.Stores))
 	handlers := map[string]local.HandlerFunc{}
 	for _, s := range spec.Stores {
@@ -114,6 +160,13 @@ func (l *localCmd) Run(g *globals) error {
 		if ex := examplestore.ByName(s.Name); ex != nil {
 			examples[s.Name] = ex
 			impls = ex.Implementations()
+		}
+		if b := bitmapOf(stores, s.Name); b != nil && s.Name == examplestore.BitmapsName {
+			if bitmaps, err = startBitmaps(ctx, emu, b); err != nil {
+				return fail(exitEnvironment, "%v", err)
+			}
+			bitmapBucket = b
+			impls = bitmaps.Implementations()
 		}
 		h, err := ch.NewHandler(s.Name, impls, local.HandlerOptions{Log: log, Metrics: logOut})
 		if err != nil {
@@ -199,6 +252,13 @@ func (l *localCmd) Run(g *globals) error {
 	for name, ex := range examples {
 		sum.Erased[name] = !ex.Holds(contract.KeyAccount, examplestore.SampleAccount)
 	}
+	if bitmaps != nil {
+		held, err := bitmaps.HoldsSample(ctx)
+		sum.Erased[examplestore.BitmapsName] = err == nil && !held
+		if sum.Bitmap, err = proveBitmapErasure(ctx, emu, bitmapBucket); err != nil {
+			return fail(exitEnvironment, "%v", err)
+		}
+	}
 	sum.TotalSecs = time.Since(start).Seconds()
 	l.printSummary(g, sum, rounds[0].label, rounds[1].label)
 
@@ -239,6 +299,13 @@ func (l *localCmd) printSummary(g *globals, sum localSummary, first, second stri
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", n, cell(first, n), cell(second, n), erased)
 	}
 	_ = w.Flush()
+	if b := sum.Bitmap; b != nil {
+		fmt.Fprintf(g.Stdout, "\nbitmap store proof (every object version in the bucket, read back):\n")
+		fmt.Fprintf(g.Stdout, "  current generations     %d, holding the erased subject: %d\n", b.Audit.CurrentGenerations, len(b.Audit.CurrentHolders))
+		fmt.Fprintf(g.Stdout, "  noncurrent generations  %d, holding it: %d, removed by the noncurrent-version expiry within %d days (cap %d)\n",
+			b.Audit.NoncurrentGenerations, b.Audit.NoncurrentHolders, b.NoncurrentExpiryDays, b.NoncurrentExpiryCapDays)
+		fmt.Fprintf(g.Stdout, "  delete markers          %d; other versions (registry rows, directory) %d\n", b.Audit.DeleteMarkers, b.Audit.OtherVersions)
+	}
 	state := "every store answered both rounds"
 	if !sum.Complete {
 		state = "NOT every store answered"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/internal/local"
 	"github.com/linn-cloud/erasure-channel/stacks"
@@ -50,16 +51,26 @@ type capCell struct {
 }
 
 type storeRow struct {
-	Name              string   `json:"name"`
-	Stack             string   `json:"stack"`
-	Queue             string   `json:"queue"`
-	DeadLetterQueue   string   `json:"deadLetterQueue"`
-	HandlerTimeout    capCell  `json:"handlerTimeoutSeconds"`
-	VisibilityTimeout capCell  `json:"visibilityTimeoutSeconds"` // cap: exactly multiplier x handler timeout
-	MaxReceiveCount   capCell  `json:"maxReceiveCount"`
-	PassTwoDelay      capCell  `json:"passTwoDelaySeconds"`
-	BatchTimeout      capCell  `json:"batchTimeoutSeconds"`
-	Violations        []string `json:"violations"`
+	Name              string     `json:"name"`
+	Stack             string     `json:"stack"`
+	Queue             string     `json:"queue"`
+	DeadLetterQueue   string     `json:"deadLetterQueue"`
+	HandlerTimeout    capCell    `json:"handlerTimeoutSeconds"`
+	VisibilityTimeout capCell    `json:"visibilityTimeoutSeconds"` // cap: exactly multiplier x handler timeout
+	MaxReceiveCount   capCell    `json:"maxReceiveCount"`
+	PassTwoDelay      capCell    `json:"passTwoDelaySeconds"`
+	BatchTimeout      capCell    `json:"batchTimeoutSeconds"`
+	Bitmap            *bitmapRow `json:"bitmapBucket,omitempty"`
+	Violations        []string   `json:"violations"`
+}
+
+// bitmapRow is a bitmap store's bucket: its read TTL against the store's
+// pass-two delay, and its declared bound on noncurrent versions against the cap.
+type bitmapRow struct {
+	Bucket                  string  `json:"bucket"`
+	Prefix                  string  `json:"prefix"`
+	ReadTTLMillis           capCell `json:"readTtlMilliseconds"` // cap: the pass-two delay
+	NoncurrentVersionExpiry capCell `json:"noncurrentVersionExpiryDays"`
 }
 
 func storeRows(stores []local.TemplateStore, c contract.Constants) []storeRow {
@@ -77,6 +88,18 @@ func storeRows(stores []local.TemplateStore, c contract.Constants) []storeRow {
 		}
 		for _, p := range st.Check(c, "ErasureSubscriber["+s.Spec.Name+"]") {
 			r.Violations = append(r.Violations, p.String())
+		}
+		if b := s.Bitmap; b != nil {
+			r.Bitmap = &bitmapRow{Bucket: b.BucketID, Prefix: b.Prefix,
+				ReadTTLMillis:           capCell{b.ReadTTLMillis, st.PassTwoDelaySeconds * 1000},
+				NoncurrentVersionExpiry: capCell{b.NoncurrentVersionExpiryDays(), c.NoncurrentVersionExpiryCapDays}}
+			path := "BitmapStoreBucket[" + b.BucketID + "]"
+			for _, p := range erasure.CheckBitmapBucketTemplate(b.Properties, b.Prefix, c, path) {
+				r.Violations = append(r.Violations, p.String())
+			}
+			if b.ReadTTLMillis < 1 || b.ReadTTLMillis > st.PassTwoDelaySeconds*1000 {
+				r.Violations = append(r.Violations, fmt.Sprintf("%s.readTtl: %d ms must be more than 0 and at most the pass-two delay of %d s", path, b.ReadTTLMillis, st.PassTwoDelaySeconds))
+			}
 		}
 		if !s.RawDelivery {
 			r.Violations = append(r.Violations, "the subscription does not use raw message delivery")
@@ -131,6 +154,24 @@ func printStoreTable(g *globals, rows []storeRow) {
 			r.HandlerTimeout.Value, r.HandlerTimeout.Cap, r.VisibilityTimeout.Value, r.VisibilityTimeout.Cap,
 			r.MaxReceiveCount.Value, r.MaxReceiveCount.Cap, r.PassTwoDelay.Value, r.PassTwoDelay.Cap,
 			r.BatchTimeout.Value, r.BatchTimeout.Cap, ok)
+	}
+	_ = w.Flush()
+	var bitmaps []storeRow
+	for _, r := range rows {
+		if r.Bitmap != nil {
+			bitmaps = append(bitmaps, r)
+		}
+	}
+	if len(bitmaps) == 0 {
+		return
+	}
+	fmt.Fprintln(g.Stdout, "\nbitmap store buckets (erased ids linger in noncurrent versions until their expiry):")
+	w = tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "STORE\tBUCKET\tPREFIX\tREAD TTL / PASS-TWO DELAY\tNONCURRENT VERSIONS EXPIRE\t")
+	for _, r := range bitmaps {
+		b := r.Bitmap
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d ms / %d ms\tafter %d days / cap %d\t\n", r.Name, b.Bucket, b.Prefix,
+			b.ReadTTLMillis.Value, b.ReadTTLMillis.Cap, b.NoncurrentVersionExpiry.Value, b.NoncurrentVersionExpiry.Cap)
 	}
 	_ = w.Flush()
 }

@@ -1,6 +1,7 @@
 // Package emulator runs the SNS/SQS emulator (npm fauxqs, pinned in tools/)
-// as a subprocess bound to 127.0.0.1, for integration tests and erasurectl's
-// local channel. It needs the Node 22 that tools/ installs (make tools).
+// as a subprocess bound to 127.0.0.1, and beside it an in-process S3
+// (gofakes3), for integration tests and erasurectl's local channel. It needs
+// the Node 22 that tools/ installs (make tools).
 package emulator
 
 import (
@@ -24,6 +25,8 @@ type Emulator struct {
 	Endpoint string
 	// Region is the region the emulator names resources in.
 	Region string
+	// S3 is the S3 endpoint started with it (for the bitmap store).
+	S3 *S3
 
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
@@ -128,6 +131,10 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 			return nil, fmt.Errorf("emulator: did not report an endpoint: %s", stderr.String())
 		}
 		e.Endpoint = msg.Endpoint
+		if e.S3, err = StartS3(opts.Region); err != nil {
+			e.Stop()
+			return nil, fmt.Errorf("emulator: S3: %w", err)
+		}
 		return e, nil
 	case <-timer.C:
 		e.Stop()
@@ -142,6 +149,9 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 // has not exited within 5 s.
 func (e *Emulator) Stop() {
 	e.once.Do(func() {
+		if e.S3 != nil {
+			e.S3.Stop()
+		}
 		_ = e.stdin.Close()
 		select {
 		case <-e.done:

@@ -21,6 +21,37 @@ type TemplateStore struct {
 	FunctionID    string // logical id of its handler
 	RawDelivery   bool   // the SNS subscription delivers raw bodies
 	PartialReport bool   // the event source reports partial batch failures
+	// Bitmap is the bucket of a bitmap store (BitmapStoreBucket.AttachTo), or nil.
+	Bitmap *TemplateBitmapBucket
+}
+
+// TemplateBitmapBucket is a bitmap store's bucket as the template deploys it.
+type TemplateBitmapBucket struct {
+	BucketID      string         // logical id of the AWS::S3::Bucket
+	Prefix        string         // the library's prefix, from the handler's environment
+	ReadTTLMillis int            // the read TTL, from the handler's environment
+	Properties    map[string]any // the bucket's CloudFormation properties
+}
+
+// NoncurrentVersionExpiryDays is the shortest noncurrent-version expiry of an
+// enabled rule covering the whole prefix, or 0 if none does.
+func (b *TemplateBitmapBucket) NoncurrentVersionExpiryDays() int {
+	best := 0
+	lc, _ := b.Properties["LifecycleConfiguration"].(map[string]any)
+	rules, _ := lc["Rules"].([]any)
+	for _, r := range rules {
+		m, _ := r.(map[string]any)
+		if m["Status"] != "Enabled" || m["TagFilters"] != nil || m["ObjectSizeGreaterThan"] != nil || m["ObjectSizeLessThan"] != nil {
+			continue
+		}
+		if p, _ := m["Prefix"].(string); !strings.HasPrefix(b.Prefix, p) {
+			continue
+		}
+		if d := num(dig(m, "NoncurrentVersionExpiration", "NoncurrentDays"), 0); d > 0 && (best == 0 || d < best) {
+			best = d
+		}
+	}
+	return best
 }
 
 // StoresFromTemplates reads every ErasureSubscriber out of the templates in a
@@ -70,6 +101,13 @@ func StoresFromTemplates(dir string) ([]TemplateStore, error) {
 					s.BatchSize = num(r.Properties["BatchSize"], 10)
 					s.MaxBatchingWindowSeconds = num(r.Properties["MaximumBatchingWindowInSeconds"], 0)
 					ts.PartialReport = strings.Contains(fmt.Sprint(r.Properties["FunctionResponseTypes"]), "ReportBatchItemFailures")
+				}
+			}
+			if bucketID := refID(env[contract.EnvBitmapBucket]); bucketID != "" {
+				if bkt, ok := tpl.Resources[bucketID]; ok && bkt.Type == "AWS::S3::Bucket" {
+					prefix, _ := env[contract.EnvBitmapPrefix].(string)
+					ttl, _ := strconv.Atoi(fmt.Sprint(env[contract.EnvBitmapReadTTLMillis]))
+					ts.Bitmap = &TemplateBitmapBucket{BucketID: bucketID, Prefix: prefix, ReadTTLMillis: ttl, Properties: bkt.Properties}
 				}
 			}
 			q, ok := tpl.Resources[ts.QueueID]
