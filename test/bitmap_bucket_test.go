@@ -140,13 +140,7 @@ func TestBitmapBucketTrapsAreRefusedAtSynth(t *testing.T) {
 }
 
 func bucketLines(report, id string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(report, "\n") {
-		if strings.Contains(l, "BitmapStoreBucket["+id+"]") {
-			b.WriteString(l + "\n")
-		}
-	}
-	return b.String()
+	return linesMentioning(report, "BitmapStoreBucket["+id+"]")
 }
 
 // TestBitmapBucketTemplate: the example app's bitmap store deploys a bucket

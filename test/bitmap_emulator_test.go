@@ -2,42 +2,16 @@ package test
 
 import (
 	"context"
-	"errors"
-	"net/http"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/internal/local"
+	"github.com/linn-cloud/erasure-channel/internal/s3fault"
 	"github.com/linn-cloud/erasure-channel/stacks/examplestore"
 	"github.com/linn-cloud/erasure-channel/stacks/examplestore/bitmapstore"
 )
-
-// segmentFault fails every read of one segment's generations with a 500,
-// counting the reads it refused.
-type segmentFault struct {
-	bitmapstore.S3
-	segment string
-	refused atomic.Int32
-}
-
-func (f *segmentFault) GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
-	if strings.Contains(*in.Key, "/segments/"+f.segment+".") {
-		f.refused.Add(1)
-		return nil, &awshttp.ResponseError{ResponseError: &smithyhttp.ResponseError{
-			Response: &smithyhttp.Response{Response: &http.Response{StatusCode: 500}}, Err: errors.New("injected")}}
-	}
-	return f.S3.GetObject(ctx, in, opts...)
-}
 
 func newLocalBitmaps(t *testing.T, bucket string, wrap func(bitmapstore.S3) bitmapstore.S3) *examplestore.Bitmaps {
 	t.Helper()
@@ -100,9 +74,9 @@ func TestBitmapStoreOnTheChannel(t *testing.T) {
 // the dead-letter queue exactly as published, and no answer was sent.
 func TestBitmapSegmentFaultDeadLettersIntact(t *testing.T) {
 	t.Parallel()
-	var fault *segmentFault
+	var fault *s3fault.FailReads
 	b := newLocalBitmaps(t, "bitmaps-fault", func(c bitmapstore.S3) bitmapstore.S3 {
-		fault = &segmentFault{S3: c, segment: "clicked-2026-11"}
+		fault = &s3fault.FailReads{S3: c, KeyPart: s3fault.SegmentGenerations("clicked-2026-11"), Code: 500}
 		return fault
 	})
 	lc := startChannel(t, storeUnderTest{name: examplestore.BitmapsName, impls: b.Implementations()})
@@ -118,17 +92,10 @@ func TestBitmapSegmentFaultDeadLettersIntact(t *testing.T) {
 		v, _, _, _ := local.CountMessages(ctx, lc.SQS, st.DeadLetterQueue.URL)
 		return v == 1
 	})
-	if got := int(fault.refused.Load()); got != n {
+	if got := int(fault.Refused.Load()); got != n {
 		t.Errorf("the faulting segment was read %d times, want one per receive (%d)", got, n)
 	}
-	out, err := lc.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(st.DeadLetterQueue.URL)})
-	if err != nil || len(out.Messages) != 1 {
-		t.Fatalf("DLQ receive: %v", err)
-	}
-	want, _ := contract.EncodeRequest(req)
-	if aws.ToString(out.Messages[0].Body) != string(want) {
-		t.Error("the dead-lettered message is not the request as published")
-	}
+	assertDeadLetteredIntact(t, lc, st, req)
 	if len(lc.collector.Status(publisher.KeyOf(contract.AnswerFor(req, examplestore.BitmapsName, "DONE")), []string{examplestore.BitmapsName}).Answered) != 0 {
 		t.Error("a faulting store answered")
 	}

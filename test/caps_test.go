@@ -215,9 +215,14 @@ func TestShorterHandlerGetsFittingBatchTimeout(t *testing.T) {
 }
 
 func linesAbout(report, name string) string {
+	return linesMentioning(report, "ErasureSubscriber["+name+"]")
+}
+
+// linesMentioning returns the report's lines that contain marker, each ending in a newline.
+func linesMentioning(report, marker string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(report, "\n") {
-		if strings.Contains(l, "ErasureSubscriber["+name+"]") {
+		if strings.Contains(l, marker) {
 			b.WriteString(l + "\n")
 		}
 	}

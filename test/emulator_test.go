@@ -290,14 +290,7 @@ func TestFailingHandlerDeadLetters(t *testing.T) {
 	if got := int(calls.Load()); got != n {
 		t.Errorf("the store was called %d times, want maxReceiveCount = %d", got, n)
 	}
-	out, err := lc.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(st.DeadLetterQueue.URL)})
-	if err != nil || len(out.Messages) != 1 {
-		t.Fatalf("DLQ receive: %v", err)
-	}
-	want, _ := contract.EncodeRequest(req)
-	if aws.ToString(out.Messages[0].Body) != string(want) {
-		t.Error("the dead-lettered message is not the request as published")
-	}
+	assertDeadLetteredIntact(t, lc, st, req)
 	if v, f, d, _ := local.CountMessages(ctx, lc.SQS, st.Queue.URL); v+f+d != 0 {
 		t.Errorf("store queue still holds %d messages", v+f+d)
 	}
@@ -305,6 +298,20 @@ func TestFailingHandlerDeadLetters(t *testing.T) {
 		t.Error("a failing store answered")
 	}
 	assertNoLeak(t, lc.logs.String(), req)
+}
+
+// assertDeadLetteredIntact: the store's dead-letter queue holds one message,
+// the request exactly as published.
+func assertDeadLetteredIntact(t *testing.T, lc *liveChannel, st *local.Store, req contract.Request) {
+	t.Helper()
+	out, err := lc.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(st.DeadLetterQueue.URL)})
+	if err != nil || len(out.Messages) != 1 {
+		t.Fatalf("DLQ receive: %v", err)
+	}
+	want, _ := contract.EncodeRequest(req)
+	if aws.ToString(out.Messages[0].Body) != string(want) {
+		t.Error("the dead-lettered message is not the request as published")
+	}
 }
 
 // TestExpiredRequestGetsNoAnswer: a store whose clock is past expiresAt

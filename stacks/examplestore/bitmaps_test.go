@@ -3,19 +3,17 @@ package examplestore
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/contracttest"
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
+	"github.com/linn-cloud/erasure-channel/internal/s3fault"
 	"github.com/linn-cloud/erasure-channel/stacks/examplestore/bitmapstore"
 )
 
@@ -158,19 +156,10 @@ func TestBitmapsSupersededIsRerunThenFailsAtTheBatchTimeout(t *testing.T) {
 	}
 }
 
-// failing fails every generation read of one segment with a 503.
-type failing struct{ bitmapstore.S3 }
-
-func (f failing) GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
-	if strings.Contains(*in.Key, "/segments/bought-2026-11.") {
-		return nil, &awshttp.ResponseError{ResponseError: &smithyhttp.ResponseError{
-			Response: &smithyhttp.Response{Response: &http.Response{StatusCode: 503}}, Err: errors.New("injected")}}
-	}
-	return f.S3.GetObject(ctx, in, opts...)
-}
-
 func TestBitmapsSegmentFaultFailsTheRecord(t *testing.T) {
-	b, _ := newBitmaps(t, func(c bitmapstore.S3) bitmapstore.S3 { return failing{c} })
+	b, _ := newBitmaps(t, func(c bitmapstore.S3) bitmapstore.S3 {
+		return &s3fault.FailReads{S3: c, KeyPart: s3fault.SegmentGenerations("bought-2026-11"), Code: 503}
+	})
 	out, err := b.Implementations()[eraseAccount](context.Background(), sampleRequest(contract.TypeErase), 1)
 	if !errors.Is(err, ErrSegmentFault) || out != "" {
 		t.Fatalf("= %q, %v; want ErrSegmentFault", out, err)

@@ -45,7 +45,9 @@ func (c *countingClient) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2
 	c.list.Add(1)
 	return c.S3.ListObjectsV2(ctx, in, o...)
 }
-func (c *countingClient) total() int64 { return c.get.Load() + c.put.Load() + c.del.Load() + c.list.Load() }
+func (c *countingClient) total() int64 {
+	return c.get.Load() + c.put.Load() + c.del.Load() + c.list.Load()
+}
 
 // segmentIDs is one segment's ids: every subject plus random others.
 func segmentIDs(seed uint64) []uint32 {

@@ -2,18 +2,15 @@ package bitmapstore_test
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
+	"github.com/linn-cloud/erasure-channel/internal/s3fault"
 	"github.com/linn-cloud/erasure-channel/stacks/examplestore/bitmapstore"
 )
 
@@ -181,26 +178,11 @@ func TestRacingLoadSupersedesThenRerunErases(t *testing.T) {
 	}
 }
 
-// faultClient fails every read of one segment's generations with a 500.
-type faultClient struct {
-	bitmapstore.S3
-	segment string
-}
-
-func (c *faultClient) GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
-	if strings.Contains(*in.Key, "/segments/"+c.segment+".") {
-		return nil, &awshttp.ResponseError{ResponseError: &smithyhttp.ResponseError{
-			Response: &smithyhttp.Response{Response: &http.Response{StatusCode: 500}},
-			Err:      errors.New("injected fault for key " + *in.Key)}}
-	}
-	return c.S3.GetObject(ctx, in, opts...)
-}
-
 func TestFaultIsAnErrorEntryNeverErased(t *testing.T) {
 	srv := newS3(t)
 	load(t, newStore(t, srv.Client()), "a", subject)
 	load(t, newStore(t, srv.Client()), "b", subject)
-	st := newStore(t, &faultClient{S3: srv.Client(), segment: "b"})
+	st := newStore(t, &s3fault.FailReads{S3: srv.Client(), KeyPart: s3fault.SegmentGenerations("b"), Code: 500})
 	res, err := st.EraseSubject(context.Background(), subject, ns)
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +194,7 @@ func TestFaultIsAnErrorEntryNeverErased(t *testing.T) {
 	if b.Erased || b.ErrorCode() == "" || b.Superseded() {
 		t.Fatalf("faulted entry %+v", b)
 	}
-	if strings.Contains(b.Note, "key") || strings.Contains(b.Note, "4242") {
+	if strings.Contains(b.Note, "injected") || strings.Contains(b.Note, "4242") {
 		t.Fatalf("the note carries data: %q", b.Note)
 	}
 	if _, s, f := res.Counts(); s != 0 || f != 1 {
