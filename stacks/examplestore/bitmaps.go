@@ -152,24 +152,31 @@ func (b *Bitmaps) forget(ctx context.Context, account string) error {
 // has every entry erased: superseded segments are re-run while ctx lasts.
 // It returns the ledgers of the last run.
 func (b *Bitmaps) EraseSubjectEverywhere(ctx context.Context, subject uint32) ([]bitmapstore.Result, error) {
+	overtaken := false // a racing writer won an earlier run
 	for {
 		var results []bitmapstore.Result
 		superseded := 0
 		for _, ns := range BitmapNamespaces {
 			res, err := b.store.EraseSubject(ctx, subject, ns)
+			if err == nil {
+				_, s, f := res.Counts()
+				superseded += s
+				if f > 0 {
+					err = ErrSegmentFault
+				}
+			}
 			if err != nil {
-				return nil, err
+				if overtaken && ctx.Err() != nil {
+					return results, ErrErasureSuperseded // the batch timeout cut a re-run short
+				}
+				return results, err
 			}
-			_, s, f := res.Counts()
-			if f > 0 {
-				return results, ErrSegmentFault
-			}
-			superseded += s
 			results = append(results, res)
 		}
 		if superseded == 0 {
 			return results, nil
 		}
+		overtaken = true
 		select {
 		case <-ctx.Done():
 			return results, ErrErasureSuperseded
