@@ -8,4 +8,15 @@ const (
 	MetricNamespace           = "ErasureChannel"
 	MetricNotApplicable       = "ErasureNotApplicable"
 	MetricDimensionSubscriber = "Subscriber"
+	// MetricAnswers counts the answers a store sent, by Subscriber and Outcome
+	// (an ACK's or REFILE_ACK's outcome, or a HOLDINGS answer).
+	MetricAnswers          = "ErasureAnswers"
+	MetricDimensionOutcome = "Outcome"
 )
+
+// AnswerValues are every outcome and answer an answer can carry, once each:
+// the values of MetricAnswers' Outcome dimension.
+var AnswerValues = []string{
+	string(OutcomeDone), string(OutcomeMoved), string(OutcomeNoneOwned), string(OutcomeNotMoved),
+	string(AnswerHoldsData), string(AnswerHoldsNone), string(AnswerCannotAnswer), string(OutcomeNotApplicable),
+}

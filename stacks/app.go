@@ -104,8 +104,28 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 			HandlerAsset: cfg.HandlerAsset,
 		}))
 	}
+	if cfg.Examples {
+		// The operator's view, in a stack of its own: it refers to the channel
+		// and to every store in the channel's account.
+		var subs []*erasure.ErasureSubscriber
+		for _, s := range out.Stores {
+			if !s.Imported {
+				subs = append(subs, s.Subscriber)
+			}
+		}
+		ops := awscdk.NewStack(app, jsii.String("ErasureOperations"), &awscdk.StackProps{Env: channelEnv,
+			Description: jsii.String("Erasure channel: the operator's dashboard")})
+		erasure.NewErasureDashboard(ops, jsii.String("ErasureDashboard"), &erasure.ErasureDashboardProps{
+			Channel: out.Channel.Channel, Subscribers: subs, DashboardName: "erasure-channel"})
+	}
 	if cfg.Nag {
-		awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+		for _, pack := range []awscdk.IAspect{
+			cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}),
+			cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}),
+			cdknag.NewNIST80053R5Checks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}),
+		} {
+			awscdk.Aspects_Of(app).Add(pack, nil)
+		}
 	}
 	return out
 }

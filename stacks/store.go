@@ -42,6 +42,9 @@ type ImportedChannel struct {
 type StoreStack struct {
 	awscdk.Stack
 	Subscriber *erasure.ErasureSubscriber
+	// Imported is true for a store that imports the channel by ARN (another
+	// account or app): it cannot be referenced from the channel's account.
+	Imported bool
 }
 
 // NewStoreStack builds an example store stack.
@@ -69,7 +72,7 @@ func NewStoreStack(scope constructs.Construct, id string, props *StoreStackProps
 		Description:  jsii.String("Erasure handler of store " + props.Name),
 	}
 	sub := erasure.NewErasureSubscriber(stack, jsii.String("ErasureSubscriber"), &sp)
-	return &StoreStack{Stack: stack, Subscriber: sub}
+	return &StoreStack{Stack: stack, Subscriber: sub, Imported: props.Channel == nil}
 }
 
 var (

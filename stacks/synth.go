@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 )
 
 // ReadCDKContext reads the "context" object of a cdk.json.
@@ -43,6 +45,9 @@ func Synthesize(props *awscdk.AppProps) (app *App, err error) {
 		return nil, err
 	}
 	a := awscdk.NewApp(props)
+	// The app-wide check runs over every template the app synthesizes.
+	check := erasurecheck.NewPlugin(erasurecheck.Config{})
+	awscdk.Validations_Of(a).AddPlugins(check)
 	cfg, err := ConfigFromContext(a)
 	if err != nil {
 		return nil, err
@@ -51,10 +56,17 @@ func Synthesize(props *awscdk.AppProps) (app *App, err error) {
 	built := BuildApp(a, cfg)
 	defer func() {
 		if r := recover(); r != nil {
-			err = &SynthError{Lines: validationLines(fmt.Sprint(r))}
+			lines := validationLines(fmt.Sprint(r))
+			if p := check.Problems(); len(p) > 0 {
+				lines = p.Strings() // the policy report's panic carries no lines of its own
+			}
+			err = &SynthError{Lines: lines}
 		}
 	}()
 	a.Synth(nil)
+	if p := check.Problems(); len(p) > 0 {
+		return built, &SynthError{Lines: p.Strings()}
+	}
 	return built, nil
 }
 
@@ -74,7 +86,8 @@ func validationLines(msg string) []string {
 	var out []string
 	for _, l := range strings.Split(msg, "\n") {
 		l = strings.TrimSpace(l)
-		if strings.Contains(l, "ErasureSubscriber[") || strings.Contains(l, "ErasureChannel.") || strings.Contains(l, "AwsSolutions-") {
+		if strings.Contains(l, "ErasureSubscriber[") || strings.Contains(l, "ErasureChannel.") || strings.Contains(l, "BitmapStoreBucket[") ||
+			strings.Contains(l, "AwsSolutions-") || strings.Contains(l, "Serverless-") || strings.Contains(l, "NIST.800.53.R5-") {
 			out = append(out, l)
 		}
 	}

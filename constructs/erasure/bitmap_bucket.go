@@ -164,10 +164,11 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 		ObjectLockEnabled: props.ObjectLockEnabled,
 		RemovalPolicy:     removal,
 	})
-	// Server access logs would keep every request's key, among them the
-	// directory's account digests, in a second bucket long after an erasure.
-	cdknag.NagSuppressions_AddResourceSuppressions(b.Bucket, &[]*cdknag.NagPackSuppression{{Id: jsii.String("AwsSolutions-S1"),
-		Reason: jsii.String("Server access logs would record every object key, including the subject directory's account digests, in a log bucket that outlives each erasure; audit access with CloudTrail data events instead.")}}, nil)
+	suppress(b.Bucket, map[string]string{
+		"AwsSolutions-S1":                           reasonBucketLogs,
+		"NIST.800.53.R5-S3BucketLoggingEnabled":     reasonBucketLogs,
+		"NIST.800.53.R5-S3BucketReplicationEnabled": reasonReplication,
+	})
 	this.Node().AddValidation(&bitmapBucketValidation{b: b})
 	return b
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -74,6 +75,9 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		EnforceSSL: jsii.Bool(true),
 		TopicName:  optional(props.TopicName),
 	})
+	// Marks the topic for the app-wide check (erasurecheck), which finds every
+	// subscription to it in the synthesized templates.
+	ch.Topic.Node().DefaultChild().(awscdk.CfnResource).AddMetadata(jsii.String(erasurecheck.TopicMetadataKey), true)
 	ch.ResponseKey = newKey(this, "ResponseKey", "Erasure response queue and its dead-letter queue")
 	ch.ResponseQueue, ch.ResponseDeadLetterQueue = queuePair{
 		idPrefix: "Response", key: ch.ResponseKey, retentionSeconds: c.QueueRetentionSeconds,
@@ -113,6 +117,8 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		"Store answers reached the response dead-letter queue: the account service failed to process them.")
 	ch.OldestResponseAlarm = oldestMessageAlarm(this, "OldestResponseAlarm", ch.ResponseQueue, c.ExpiryPeriodSeconds,
 		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds))
+	suppress(this, map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": reasonAlarmAction})
+	suppress(ch.ResponseDeadLetterQueue, map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive})
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
 	}

@@ -257,6 +257,7 @@ func (h *Handler) answer(ctx context.Context, r contract.Response) error {
 		return err // the sender has logged its code and count
 	}
 	h.cfg.Log.Info("erasure answer sent", "type", string(r.Type), "outcome", string(r.Outcome)+string(r.Answer))
+	h.emitMetric(contract.MetricAnswers, contract.MetricDimensionOutcome, string(r.Outcome)+string(r.Answer))
 	return nil
 }
 
@@ -326,20 +327,31 @@ func combine(t contract.MessageType, passOne, passTwo string) string {
 	return passTwo
 }
 
-// emitNotApplicable writes one CloudWatch embedded-metric-format line.
+// emitNotApplicable counts one NOT_APPLICABLE answer of a message type.
 func (h *Handler) emitNotApplicable(t contract.MessageType) {
+	h.emitMetric(contract.MetricNotApplicable, "MessageType", string(t))
+}
+
+// emitMetric writes one CloudWatch embedded-metric-format line counting name
+// by Subscriber, or by Subscriber and a second dimension when it is the
+// answers metric; extraKey/extraValue are always written as a property.
+func (h *Handler) emitMetric(name, extraKey, extraValue string) {
+	dims := []string{contract.MetricDimensionSubscriber}
+	if name == contract.MetricAnswers {
+		dims = append(dims, extraKey)
+	}
 	line, _ := json.Marshal(map[string]any{
 		"_aws": map[string]any{
 			"Timestamp": h.cfg.Now().UnixMilli(),
 			"CloudWatchMetrics": []any{map[string]any{
 				"Namespace":  contract.MetricNamespace,
-				"Dimensions": [][]string{{contract.MetricDimensionSubscriber}},
-				"Metrics":    []any{map[string]string{"Name": contract.MetricNotApplicable, "Unit": "Count"}},
+				"Dimensions": [][]string{dims},
+				"Metrics":    []any{map[string]string{"Name": name, "Unit": "Count"}},
 			}},
 		},
 		contract.MetricDimensionSubscriber: h.cfg.Env.Subscriber,
-		contract.MetricNotApplicable:       1,
-		"MessageType":                      string(t),
+		name:                               1,
+		extraKey:                           extraValue,
 	})
 	h.metricsMu.Lock()
 	defer h.metricsMu.Unlock()

@@ -27,6 +27,7 @@ const (
 	BreaksTiming    ProblemType = "BreaksTiming"    // within the caps, but the sum breaks R
 	BreaksErasure   ProblemType = "BreaksErasure"   // deploys cleanly, then silently defeats an erasure
 	Missing         ProblemType = "Missing"         // a required safeguard is absent
+	ConfusedDeputy  ProblemType = "ConfusedDeputy"  // a service may act for any resource, not only the channel's
 )
 
 // Problem is one refused setting: where, what kind, and the value and cap.

@@ -18,8 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // Clients are SDK clients pointed at an endpoint with static test credentials.
@@ -37,11 +37,9 @@ func NewClients(endpoint, region string) Clients {
 	}
 }
 
-// StoreSpec is one store: its subscriber name and timing settings.
-type StoreSpec struct {
-	Name     string
-	Settings timing.Store
-}
+// StoreSpec is one store: its subscriber name and timing settings (the same
+// description the app-wide check reads out of templates).
+type StoreSpec = erasurecheck.StoreSpec
 
 // Spec describes a channel. Prefix keeps several channels apart on one emulator.
 type Spec struct {

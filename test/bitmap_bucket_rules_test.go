@@ -1,15 +1,38 @@
-package erasure
+package test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
-// TestCheckBucketShape: the rules over CloudFormation-shaped buckets, as
-// erasurectl reads them from templates (no synth needed).
-func TestCheckBucketShape(t *testing.T) {
+// bucketShape is a bucket's CloudFormation shape for the table below.
+type bucketShape struct {
+	Versioned         bool
+	ObjectLockEnabled bool
+	Rules             []map[string]any
+}
+
+func (b bucketShape) props() map[string]any {
+	rules := make([]any, len(b.Rules))
+	for i, r := range b.Rules {
+		rules[i] = r
+	}
+	p := map[string]any{"LifecycleConfiguration": map[string]any{"Rules": rules}}
+	if b.Versioned {
+		p["VersioningConfiguration"] = map[string]any{"Status": "Enabled"}
+	}
+	if b.ObjectLockEnabled {
+		p["ObjectLockEnabled"] = true
+	}
+	return p
+}
+
+// TestBitmapBucketRulesOverTemplates: the bucket rules over CloudFormation
+// shapes, as erasurectl reads them from templates (no synth needed).
+func TestBitmapBucketRulesOverTemplates(t *testing.T) {
 	c := contract.Channel()
 	noncurrent := map[string]any{"Status": "Enabled", "NoncurrentVersionExpiration": map[string]any{"NoncurrentDays": float64(c.NoncurrentVersionExpiryCapDays)}}
 	abort := map[string]any{"Status": "Enabled", "AbortIncompleteMultipartUpload": map[string]any{"DaysAfterInitiation": float64(3)}}
@@ -36,14 +59,14 @@ func TestCheckBucketShape(t *testing.T) {
 		{"filter-and-prefix-expiration", bucketShape{Versioned: true, Rules: []map[string]any{noncurrent, abort,
 			{"Id": "X", "Status": "Enabled", "Filter": map[string]any{"And": map[string]any{"Prefix": "cbm/reg"}}, "ExpirationInDays": float64(5)}}},
 			[]string{"b.lifecycleRules[X].expiration: BreaksErasure"}},
-		{"cdk-casing", bucketShape{Versioned: true, Rules: []map[string]any{
+		{"lower-camel-casing", bucketShape{Versioned: true, Rules: []map[string]any{
 			{"status": "Enabled", "noncurrentVersionExpiration": map[string]any{"noncurrentDays": float64(1)}, "abortIncompleteMultipartUpload": map[string]any{"daysAfterInitiation": float64(1)}}}}, nil},
 		{"shorter-rule-wins-over-longer", bucketShape{Versioned: true, Rules: []map[string]any{abort, noncurrent,
 			{"Status": "Enabled", "NoncurrentVersionExpiration": map[string]any{"NoncurrentDays": float64(c.NoncurrentVersionExpiryCapDays * 3)}}}}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := checkBucketShape(tc.shape, "cbm/", c, "b")
+			got := erasure.CheckBitmapBucketTemplate(tc.shape.props(), "cbm/", c, "b")
 			var lines []string
 			for _, p := range got {
 				lines = append(lines, p.Path+": "+string(p.Type))
@@ -56,7 +79,7 @@ func TestCheckBucketShape(t *testing.T) {
 	// The template form reads the same shape.
 	props := map[string]any{"VersioningConfiguration": map[string]any{"Status": "Enabled"}, "ObjectLockEnabled": true,
 		"LifecycleConfiguration": map[string]any{"Rules": []any{noncurrent, abort}}}
-	if got := CheckBitmapBucketTemplate(props, "cbm/", c, "b"); len(got) != 1 || got[0].Path != "b.objectLockEnabled" {
+	if got := erasure.CheckBitmapBucketTemplate(props, "cbm/", c, "b"); len(got) != 1 || got[0].Path != "b.objectLockEnabled" {
 		t.Errorf("template check: %v", got)
 	}
 }
