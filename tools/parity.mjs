@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const require = createRequire(import.meta.url);
 const Ajv2020 = require("ajv/dist/2020").default;
@@ -132,7 +132,10 @@ function runBench() {
   console.log(`ajv ns/op ${ns.toFixed(1)}`);
 }
 
-const arg = process.argv[2];
-if (arg === "--bench") runBench();
-else if (arg === "--judge") console.log(judge(readFileSync(process.argv[3])));
-else runParity();
+// Run only as a script: fuzz-judge.mjs imports judge without running the fixtures.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const arg = process.argv[2];
+  if (arg === "--bench") runBench();
+  else if (arg === "--judge") console.log(judge(readFileSync(process.argv[3])));
+  else runParity();
+}

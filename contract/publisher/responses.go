@@ -27,14 +27,19 @@ func KeyOf(r contract.Response) RoundKey { return RoundKey{RequestID: r.RequestI
 // Collector gathers answers per round. A subscriber that answers a round
 // twice (an SQS redelivery) keeps its first answer.
 type Collector struct {
-	mu      sync.Mutex
-	answers map[RoundKey]map[string]contract.Response
-	notify  chan struct{}
+	mu          sync.Mutex
+	answers     map[RoundKey]map[string]contract.Response
+	firstAt     map[RoundKey]map[string]time.Time
+	duplicates  int // later copies of an answer already recorded
+	conflicting int // later copies whose outcome differs from the first
+	notify      chan struct{}
+	now         func() time.Time
 }
 
 // NewCollector returns an empty collector.
 func NewCollector() *Collector {
-	return &Collector{answers: map[RoundKey]map[string]contract.Response{}, notify: make(chan struct{}, 1)}
+	return &Collector{answers: map[RoundKey]map[string]contract.Response{}, firstAt: map[RoundKey]map[string]time.Time{},
+		notify: make(chan struct{}, 1), now: time.Now}
 }
 
 // Add records an answer.
@@ -43,15 +48,38 @@ func (c *Collector) Add(r contract.Response) {
 	k := KeyOf(r)
 	if c.answers[k] == nil {
 		c.answers[k] = map[string]contract.Response{}
+		c.firstAt[k] = map[string]time.Time{}
 	}
-	if _, seen := c.answers[k][r.Subscriber]; !seen {
+	if first, seen := c.answers[k][r.Subscriber]; !seen {
 		c.answers[k][r.Subscriber] = r
+		c.firstAt[k][r.Subscriber] = c.now()
+	} else {
+		c.duplicates++
+		if first.Outcome != r.Outcome || first.Answer != r.Answer {
+			c.conflicting++
+		}
 	}
 	c.mu.Unlock()
 	select {
 	case c.notify <- struct{}{}:
 	default:
 	}
+}
+
+// AnsweredAt is when the first answer of a subscriber to a round arrived.
+func (c *Collector) AnsweredAt(k RoundKey, subscriber string) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.firstAt[k][subscriber]
+	return t, ok
+}
+
+// Duplicates counts the answers absorbed as copies of one already recorded,
+// and how many of those carried a different outcome than the first.
+func (c *Collector) Duplicates() (copies, conflicting int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.duplicates, c.conflicting
 }
 
 // Changed is signalled (without blocking) when an answer is added.

@@ -18,6 +18,8 @@ type HandlerOptions struct {
 	Now     func() time.Time // the store's clock; default time.Now
 	Log     *slog.Logger     // default: discard
 	Metrics io.Writer        // embedded-metric lines; default: discard
+	// WrapResponses wraps the response sender (fault injection in the soak).
+	WrapResponses func(storehandler.ResponseSender) storehandler.ResponseSender
 }
 
 // NewHandler builds a store's adapter as its Lambda would: the environment
@@ -30,10 +32,14 @@ func (ch *Channel) NewHandler(store string, impls map[contract.Pair]storehandler
 	if o.Metrics == nil {
 		o.Metrics = io.Discard
 	}
+	var responses storehandler.ResponseSender = sender.New(ch.SQS, ch.ResponseQueue.URL, o.Log)
+	if o.WrapResponses != nil {
+		responses = o.WrapResponses(responses)
+	}
 	return storehandler.New(storehandler.Config{
 		Env:             ch.Stores[store].HandlerEnvironment(ch.ResponseQueue.URL),
 		Implementations: impls,
-		Responses:       sender.New(ch.SQS, ch.ResponseQueue.URL, o.Log),
+		Responses:       responses,
 		Queue:           ch.SQS,
 		Now:             o.Now,
 		Log:             o.Log,
