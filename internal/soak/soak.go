@@ -218,7 +218,9 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 	handlers := map[string]local.HandlerFunc{}
 	for _, n := range names {
 		h, err := ch.NewHandler(n, impls(kinds[n], f, &cfg), local.HandlerOptions{Log: log, Metrics: logs,
-			WrapResponses: func(s storehandler.ResponseSender) storehandler.ResponseSender { return &faultySender{next: s, f: f, cfg: &cfg} }})
+			WrapResponses: func(s storehandler.ResponseSender) storehandler.ResponseSender {
+				return &faultySender{next: s, f: f, cfg: &cfg}
+			}})
 		if err != nil {
 			return Ledger{}, err
 		}
