@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -78,24 +77,7 @@ type liveChannel struct {
 	c         contract.Constants
 	collector *publisher.Collector
 	publisher *publisher.Publisher
-	logs      *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs      *local.LogBuffer
 }
 
 func startChannel(t *testing.T, stores ...storeUnderTest) *liveChannel {
@@ -113,7 +95,7 @@ func startChannel(t *testing.T, stores ...storeUnderTest) *liveChannel {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lc := &liveChannel{Channel: ch, c: c, collector: publisher.NewCollector(), logs: &syncBuffer{}}
+	lc := &liveChannel{Channel: ch, c: c, collector: publisher.NewCollector(), logs: &local.LogBuffer{}}
 	log := slog.New(slog.NewJSONHandler(lc.logs, nil))
 	lc.publisher = publisher.New(cl.SNS, ch.TopicARN, publisher.WithConstants(c))
 	handlers := map[string]local.HandlerFunc{}

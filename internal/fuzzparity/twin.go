@@ -32,17 +32,9 @@ type Twin struct {
 // StartTwin starts tools/fuzz-judge.mjs with the pinned Node found above the
 // working directory.
 func StartTwin() (*Twin, error) {
-	wd, err := os.Getwd()
+	root, node, err := emulator.PinnedNode("")
 	if err != nil {
 		return nil, err
-	}
-	root, err := emulator.FindRoot(wd)
-	if err != nil {
-		return nil, err
-	}
-	node := emulator.NodePath(root)
-	if _, err := os.Stat(node); err != nil {
-		return nil, emulator.ErrToolsMissing
 	}
 	cmd := exec.Command(node, filepath.Join(root, "tools", "fuzz-judge.mjs"))
 	cmd.Stderr = os.Stderr

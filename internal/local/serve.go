@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -12,6 +13,27 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/sender"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
 )
+
+// LogBuffer is a buffer several handlers may log into at once, so a test can
+// read every line back (and check none carries a value).
+type LogBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (s *LogBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns everything written so far.
+func (s *LogBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
 
 // HandlerOptions are the optional parts of a store's adapter.
 type HandlerOptions struct {

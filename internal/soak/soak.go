@@ -7,7 +7,6 @@
 package soak
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -213,7 +212,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 	for _, k := range []string{"handler-error", "failed-send", "double-answer", "stopped-mid-batch"} {
 		f.counts[k] = &atomic.Int64{}
 	}
-	logs := &syncBuffer{}
+	logs := &local.LogBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	handlers := map[string]local.HandlerFunc{}
 	for _, n := range names {
@@ -502,21 +501,4 @@ func sampleHeap(ctx context.Context) func() uint64 {
 		}
 	}()
 	return peak.Load
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
