@@ -212,13 +212,7 @@ func checkQueueKey(t *template, path string, q resource, sub resource) timing.Pr
 	if !ok || key.Type != "AWS::KMS::Key" {
 		return l
 	}
-	allowed, scoped := false, false
-	for _, st := range statements(key.Properties["KeyPolicy"]) {
-		if st.allows("sns.amazonaws.com", "kms:GenerateDataKey") && st.allows("sns.amazonaws.com", "kms:Decrypt") {
-			allowed = true
-			scoped = scoped || st.scoped()
-		}
-	}
+	allowed, scoped := snsAllowed(statements(key.Properties["KeyPolicy"]), "kms:GenerateDataKey", "kms:Decrypt")
 	switch {
 	case !allowed:
 		l.Add(path+".encryptionKey", timing.BreaksErasure, "the key policy does not let sns.amazonaws.com use kms:GenerateDataKey and kms:Decrypt: SNS cannot encrypt deliveries and drops them; allow it, scoped with aws:SourceArn of the topic")
@@ -231,18 +225,13 @@ func checkQueueKey(t *template, path string, q resource, sub resource) timing.Pr
 // checkQueuePolicy: SNS may send to the queue, and only from this topic.
 func checkQueuePolicy(t *template, path, queueID string) timing.Problems {
 	var l timing.Problems
-	allowed, scoped := false, false
+	var stmts []statement
 	for _, r := range t.Resources {
-		if r.Type != "AWS::SQS::QueuePolicy" || !mentions(r.Properties["Queues"], queueID) {
-			continue
-		}
-		for _, st := range statements(r.Properties["PolicyDocument"]) {
-			if st.allows("sns.amazonaws.com", "sqs:SendMessage") {
-				allowed = true
-				scoped = scoped || st.scoped()
-			}
+		if r.Type == "AWS::SQS::QueuePolicy" && mentions(r.Properties["Queues"], queueID) {
+			stmts = append(stmts, statements(r.Properties["PolicyDocument"])...)
 		}
 	}
+	allowed, scoped := snsAllowed(stmts, "sqs:SendMessage")
 	switch {
 	case !allowed:
 		l.Add(path+".queuePolicy", timing.BreaksErasure, "no queue policy lets sns.amazonaws.com send to the queue: SNS drops every delivery; allow sqs:SendMessage with aws:SourceArn of the topic")
@@ -250,6 +239,22 @@ func checkQueuePolicy(t *template, path, queueID string) timing.Problems {
 		l.Add(path+".queuePolicy", timing.ConfusedDeputy, "the queue policy lets any topic send; add a condition on aws:SourceArn (the erasure topic)")
 	}
 	return l
+}
+
+// snsAllowed says whether a statement lets sns.amazonaws.com take every one
+// of actions, and whether one such statement is scoped to a source.
+func snsAllowed(stmts []statement, actions ...string) (allowed, scoped bool) {
+	for _, st := range stmts {
+		all := true
+		for _, a := range actions {
+			all = all && st.allows("sns.amazonaws.com", a)
+		}
+		if all {
+			allowed = true
+			scoped = scoped || st.scoped()
+		}
+	}
+	return allowed, scoped
 }
 
 // checkFunctionCanRead: the function's role may decrypt the queue's key (the
