@@ -60,7 +60,7 @@ bench:
 	go test -run '^$$' -bench . -benchmem ./...
 
 ## fuzz-parity: Go against the TypeScript twin (ajv + its wire profile) on generated and mutated
-## messages (FUZZPARITY=15m, or FUZZPARITY_COUNT=10000000); make test runs it for 40 s.
+## messages (FUZZPARITY=15m, or FUZZPARITY_COUNT=10000000); make test runs it for a minute.
 FUZZPARITY ?= 15m
 FUZZPARITY_COUNT ?= 0
 fuzz-parity: tools

@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	duration = flag.Duration("fuzzparity.duration", 40*time.Second, "how long the differential run lasts")
+	duration = flag.Duration("fuzzparity.duration", time.Minute, "how long the differential run lasts")
 	count    = flag.Int("fuzzparity.count", 0, "stop after this many inputs (0: no bound)")
 	seed     = flag.Uint64("fuzzparity.seed", 0, "generator seed (0: from the clock)")
 	foundDir = flag.String("fuzzparity.out", "", "write minimised disagreements here (default: a temporary directory)")
@@ -20,7 +20,7 @@ var (
 // parser, schema path, request and response parsers) and with the
 // TypeScript twin (ajv 2020 strict plus its wire profile) and fails on any
 // disagreement, writing each minimised input to a file (never to the log).
-// make test runs it for 40 s; make fuzz-parity for as long as asked.
+// make test runs it for a minute; make fuzz-parity for as long as asked.
 func TestDifferential(t *testing.T) {
 	twin, err := StartTwin()
 	if err != nil {

@@ -407,9 +407,17 @@ func check(ctx context.Context, led *Ledger, cfg Config, c contract.Constants, c
 			}
 		}
 	}
+	leaked := func(r contract.Request) bool {
+		for _, v := range []string{r.RequestID, r.Key, r.From, r.To, r.AccountID} {
+			if v != "" && strings.Contains(logs, v) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, e := range exps {
-		if strings.Contains(logs, e.req.RequestID) || strings.Contains(logs, e.req.Key) && e.req.Key != "" {
-			led.Violations = append(led.Violations, "a log line carries a requestId or key")
+		if leaked(e.req) {
+			led.Violations = append(led.Violations, "a log line carries a requestId, key or address")
 			break
 		}
 	}
