@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasure"
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
@@ -66,7 +66,7 @@ func TestBitmapBucketRulesOverTemplates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := erasure.CheckBitmapBucketTemplate(tc.shape.props(), "cbm/", c, "b")
+			got := erasurecheck.CheckBitmapBucket(erasurecheck.BucketShapeOf(tc.shape.props()), "cbm/", c, "b")
 			var lines []string
 			for _, p := range got {
 				lines = append(lines, p.Path+": "+string(p.Type))
@@ -79,7 +79,7 @@ func TestBitmapBucketRulesOverTemplates(t *testing.T) {
 	// The template form reads the same shape.
 	props := map[string]any{"VersioningConfiguration": map[string]any{"Status": "Enabled"}, "ObjectLockEnabled": true,
 		"LifecycleConfiguration": map[string]any{"Rules": []any{noncurrent, abort}}}
-	if got := erasure.CheckBitmapBucketTemplate(props, "cbm/", c, "b"); len(got) != 1 || got[0].Path != "b.objectLockEnabled" {
+	if got := erasurecheck.CheckBitmapBucket(erasurecheck.BucketShapeOf(props), "cbm/", c, "b"); len(got) != 1 || got[0].Path != "b.objectLockEnabled" {
 		t.Errorf("template check: %v", got)
 	}
 }

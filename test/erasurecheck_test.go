@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
@@ -150,6 +151,14 @@ func TestAppWideCheckRefusesHandRolledStores(t *testing.T) {
 		sub := erasure.NewErasureSubscriber(built, jsii.String("ErasureSubscriber"), &erasure.ErasureSubscriberProps{
 			Name: "built", Topic: ch.Topic, ResponseQueue: ch.ResponseQueue, HandlerProps: nodeHandler()})
 		erasure.NewBitmapStoreBucket(built, jsii.String("Bucket"), nil).AttachTo(sub)
+		// A rule added to the bucket directly: the construct cannot read it
+		// back before synth; the check reads it from the template.
+		direct := awscdk.NewStack(app, jsii.String("Direct"), nil)
+		dsub := erasure.NewErasureSubscriber(direct, jsii.String("ErasureSubscriber"), &erasure.ErasureSubscriberProps{
+			Name: "direct", Topic: ch.Topic, ResponseQueue: ch.ResponseQueue, HandlerProps: nodeHandler()})
+		bucket := erasure.NewBitmapStoreBucket(direct, jsii.String("Bucket"), nil)
+		bucket.AttachTo(dsub)
+		bucket.Bucket.AddLifecycleRule(&awss3.LifecycleRule{Id: jsii.String("Direct"), Expiration: awscdk.Duration_Days(jsii.Number(30))})
 	})
 	report := strings.Join(res.Lines, "\n") + "\n"
 	for i, tc := range cases {
@@ -167,6 +176,10 @@ func TestAppWideCheckRefusesHandRolledStores(t *testing.T) {
 	}
 	if about := linesMentioning(report, "ErasureSubscriber[built]"); about != "" {
 		t.Errorf("an ErasureSubscriber store was refused:\n%s", about)
+	}
+	direct := linesMentioning(report, "ErasureSubscriber[direct]")
+	if want := "ErasureSubscriber[direct].bitmapBucket.lifecycleRules[Direct].expiration: BreaksErasure"; !strings.Contains(direct, want) || strings.Count(direct, "\n") != 1 {
+		t.Errorf("a rule added to the bucket directly: want exactly %q, got:\n%s", want, direct)
 	}
 	found := map[string]bool{}
 	for _, s := range res.Stores {

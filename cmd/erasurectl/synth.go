@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
@@ -104,13 +103,6 @@ func storeRows(stores []local.TemplateStore, wiring timing.Problems, c contract.
 			r.Bitmap = &bitmapRow{Bucket: b.BucketID, Prefix: b.Prefix,
 				ReadTTLMillis:           capCell{b.ReadTTLMillis, st.PassTwoDelaySeconds * 1000},
 				NoncurrentVersionExpiry: capCell{b.NoncurrentVersionExpiryDays(), c.NoncurrentVersionExpiryCapDays}}
-			path := "BitmapStoreBucket[" + b.BucketID + "]"
-			for _, p := range erasure.CheckBitmapBucketTemplate(b.Properties, b.Prefix, c, path) {
-				r.Violations = append(r.Violations, p.String())
-			}
-			if b.ReadTTLMillis < 1 || b.ReadTTLMillis > st.PassTwoDelaySeconds*1000 {
-				r.Violations = append(r.Violations, fmt.Sprintf("%s.readTtl: %d ms must be more than 0 and at most the pass-two delay of %d s", path, b.ReadTTLMillis, st.PassTwoDelaySeconds))
-			}
 		}
 		for _, p := range wiring {
 			if strings.HasPrefix(p.Path, s.Path+".") {
@@ -133,17 +125,7 @@ func (s *synthCmd) Run(g *globals) error {
 		return fail(exitEnvironment, "%v", err)
 	}
 	rows := storeRows(stores, wiring, c)
-	var broken []string // every violation once: the wiring's, then the bitmap buckets'
-	for _, p := range wiring {
-		broken = append(broken, p.String())
-	}
-	for _, r := range rows {
-		for _, v := range r.Violations {
-			if strings.HasPrefix(v, "BitmapStoreBucket[") {
-				broken = append(broken, v)
-			}
-		}
-	}
+	broken := wiring.Strings() // the bitmap buckets' problems are the check's too
 	if g.JSON {
 		b, _ := json.MarshalIndent(map[string]any{"out": s.Out, "stores": rows}, "", "  ")
 		fmt.Fprintln(g.Stdout, string(b))

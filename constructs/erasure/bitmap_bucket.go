@@ -13,6 +13,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -199,8 +200,9 @@ func wholeDays(l *timing.Problems, path string, d awscdk.Duration) (int, bool) {
 }
 
 // AddLifecycleRule adds a rule to the bucket; it is checked at synth like the
-// props' rules. (A rule added to Bucket directly bypasses the synth check;
-// erasurectl synth still reads it from the template and refuses it.)
+// props' rules. (A rule added to Bucket directly cannot be read back through
+// jsii before synth; the app-wide check, erasurecheck, refuses it from the
+// template.)
 func (b *BitmapStoreBucket) AddLifecycleRule(rule *awss3.LifecycleRule) {
 	b.rules = append(b.rules, rule)
 	b.Bucket.AddLifecycleRule(rule)
@@ -248,11 +250,11 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 // each attached store's pass-two delay.
 func (b *BitmapStoreBucket) Problems() timing.Problems {
 	l := append(timing.Problems(nil), b.problems...)
-	shape := bucketShape{Versioned: true, ObjectLockEnabled: b.objectLock}
+	shape := erasurecheck.BucketShape{Versioned: true, ObjectLockEnabled: b.objectLock}
 	for i, r := range b.rules {
 		shape.Rules = append(shape.Rules, ruleShape(&l, fmt.Sprintf("%s.lifecycleRules[%d]", b.path, i), r))
 	}
-	l = append(l, checkBucketShape(shape, b.Prefix, b.constants, b.path)...)
+	l = append(l, erasurecheck.CheckBitmapBucket(shape, b.Prefix, b.constants, b.path)...)
 	for _, s := range b.attached {
 		if b.ReadTTLMillis > 0 && b.ReadTTLMillis > s.Settings.PassTwoDelaySeconds*1000 {
 			l.Add(b.path+".readTtl", timing.AboveCap, "%d ms is above subscriber %s's pass-two delay of %d s: pass two could run while another process still serves the id", b.ReadTTLMillis, s.Name, s.Settings.PassTwoDelaySeconds)

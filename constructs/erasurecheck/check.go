@@ -174,6 +174,13 @@ func checkStore(t *template, subID string, sub resource, c contract.Constants) (
 			l.Add(s.Path+".deadLetterQueue.retentionPeriod", timing.NotDerived, "%d s is not the channel retention of %d s (queueRetentionSeconds)", r, c.QueueRetentionSeconds)
 		}
 	}
+	if b := s.Bitmap; b != nil {
+		bp := s.Path + ".bitmapBucket"
+		l = append(l, CheckBitmapBucket(BucketShapeOf(b.Properties), b.Prefix, c, bp)...)
+		if b.ReadTTLMillis < 1 || b.ReadTTLMillis > set.PassTwoDelaySeconds*1000 {
+			l.Add(bp+".readTtl", timing.AboveCap, "%d ms must be more than 0 and at most the pass-two delay of %d s: pass two must run after every process stopped serving the id", b.ReadTTLMillis, set.PassTwoDelaySeconds)
+		}
+	}
 	l = append(l, checkQueueKey(t, s.Path, q, sub)...)
 	l = append(l, checkQueuePolicy(t, s.Path, queueID)...)
 	if len(esms) > 0 {

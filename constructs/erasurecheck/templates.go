@@ -67,17 +67,11 @@ type BitmapBucket struct {
 // enabled rule covering the whole prefix, or 0 if none does.
 func (b *BitmapBucket) NoncurrentVersionExpiryDays() int {
 	best := 0
-	lc, _ := b.Properties["LifecycleConfiguration"].(map[string]any)
-	rules, _ := lc["Rules"].([]any)
-	for _, r := range rules {
-		m, _ := r.(map[string]any)
-		if m["Status"] != "Enabled" || m["TagFilters"] != nil || m["ObjectSizeGreaterThan"] != nil || m["ObjectSizeLessThan"] != nil {
+	for _, r := range BucketShapeOf(b.Properties).Rules {
+		if !covers(r, b.Prefix) {
 			continue
 		}
-		if p, _ := m["Prefix"].(string); !strings.HasPrefix(b.Prefix, p) {
-			continue
-		}
-		if d := num(dig(m, "NoncurrentVersionExpiration", "NoncurrentDays"), 0); d > 0 && (best == 0 || d < best) {
+		if d := num(dig(r, "NoncurrentVersionExpiration", "NoncurrentDays"), 0); d > 0 && (best == 0 || d < best) {
 			best = d
 		}
 	}
