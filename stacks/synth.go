@@ -50,26 +50,33 @@ func Synthesize(props *awscdk.AppProps) (app *App, err error) {
 		return nil, err
 	}
 	// The app-wide check runs over every template the app synthesizes.
-	check := erasurecheck.NewPlugin(erasurecheck.Config{})
 	if cfg.Check {
-		awscdk.Validations_Of(a).AddPlugins(check)
+		awscdk.Validations_Of(a).AddPlugins(erasurecheck.NewPlugin(erasurecheck.Config{}))
 	}
 	cfg.HandlerAsset = asset
 	built := BuildApp(a, cfg)
 	defer func() {
 		if r := recover(); r != nil {
-			lines := validationLines(fmt.Sprint(r))
-			if p := check.Problems(); len(p) > 0 {
-				lines = p.Strings() // the policy report's panic carries no lines of its own
-			}
-			err = &SynthError{Lines: lines}
+			err = &SynthError{Lines: refusalLines(fmt.Sprint(r), *a.Outdir())}
 		}
 	}()
 	a.Synth(nil)
-	if p := check.Problems(); len(p) > 0 {
-		return built, &SynthError{Lines: p.Strings()}
-	}
 	return built, nil
+}
+
+// refusalLines are the lines of a refused synth as CDK raised and reported
+// them: each construct validation's line, then each failing violation of the
+// validation report (the app-wide check, the CloudFormation validator,
+// cdk-nag), and the error itself when neither says more.
+func refusalLines(msg, outdir string) []string {
+	lines := erasurecheck.ConstructValidationLines(msg)
+	if vs, err := erasurecheck.ReadValidationReport(outdir); err == nil {
+		lines = append(lines, erasurecheck.FailingLines(vs)...)
+	}
+	if len(lines) == 0 {
+		lines = []string{strings.SplitN(strings.TrimSpace(msg), "\n", 2)[0]}
+	}
+	return lines
 }
 
 // LocalAppProps are the props of a synth without the CDK CLI: cdk.json's
@@ -80,21 +87,4 @@ func LocalAppProps(cdkJSON, outdir string) (*awscdk.AppProps, error) {
 		return nil, err
 	}
 	return &awscdk.AppProps{Context: &ctx, Outdir: jsii.String(outdir)}, nil
-}
-
-// validationLines keeps the lines of CDK's validation panic that say what is
-// wrong, without the stack trace.
-func validationLines(msg string) []string {
-	var out []string
-	for _, l := range strings.Split(msg, "\n") {
-		l = strings.TrimSpace(l)
-		if strings.Contains(l, "ErasureSubscriber[") || strings.Contains(l, "ErasureChannel.") || strings.Contains(l, "BitmapStoreBucket[") ||
-			strings.Contains(l, "AwsSolutions-") || strings.Contains(l, "Serverless-") || strings.Contains(l, "NIST.800.53.R5-") {
-			out = append(out, l)
-		}
-	}
-	if len(out) == 0 {
-		out = []string{strings.SplitN(strings.TrimSpace(msg), "\n", 2)[0]}
-	}
-	return out
 }

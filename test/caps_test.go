@@ -68,6 +68,9 @@ func TestCapsAreRefusedAtSynth(t *testing.T) {
 		}), []string{"maxReceiveCount: AboveCap"}},
 		{"max-receive-token", with(func(p *erasure.ErasureSubscriberProps, s awscdk.Stack) { p.MaxReceiveCount = numberToken(s) }), []string{"maxReceiveCount: UnresolvedToken"}},
 		{"pass-two", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) { p.PassTwoDelay = secs(X + 1) }), []string{"passTwoDelay: AboveCap"}},
+		{"response-queue-without-key", with(func(p *erasure.ErasureSubscriberProps, s awscdk.Stack) {
+			p.ResponseQueue = awssqs.Queue_FromQueueArn(s, jsii.String("Responses"), jsii.String("arn:aws:sqs:eu-west-1:111111111111:erasure-responses"))
+		}), []string{"responseQueue: Missing"}},
 		{"pass-two-past-sqs", with(func(p *erasure.ErasureSubscriberProps, _ awscdk.Stack) {
 			p.Constants = &sqsDelayCase
 			p.PassTwoDelay = secs(c.AWS.SQSDelayMaxSeconds + 1)

@@ -47,14 +47,13 @@ func (f synthFlags) synthesize(g *globals) ([]local.TemplateStore, error) {
 	return stores, nil
 }
 
-// wiringProblems runs the app-wide check over the templates in dir.
+// wiringProblems runs the app-wide check over the cloud assembly in dir.
 func wiringProblems(dir string) (timing.Problems, error) {
-	paths, err := erasurecheck.TemplatePaths(dir)
+	r, err := erasurecheck.CheckDirectory(dir, erasurecheck.Config{})
 	if err != nil {
 		return nil, err
 	}
-	_, problems, err := erasurecheck.Check(paths, erasurecheck.Config{})
-	return problems, err
+	return r.Findings.Problems(), nil
 }
 
 type capCell struct {
@@ -83,6 +82,10 @@ type bitmapRow struct {
 	Prefix                  string  `json:"prefix"`
 	ReadTTLMillis           capCell `json:"readTtlMilliseconds"` // cap: the pass-two delay
 	NoncurrentVersionExpiry capCell `json:"noncurrentVersionExpiryDays"`
+	// Lingering is the longest any copy of an erased id can survive
+	// (noncurrent versions, backups), against the noncurrent-version cap.
+	Lingering       capCell  `json:"lingeringBoundDays"`
+	LingeringCopies []string `json:"lingeringCopies"`
 }
 
 // storeRows is one row per store, with its problems from the app-wide check.
@@ -102,7 +105,9 @@ func storeRows(stores []local.TemplateStore, wiring timing.Problems, c contract.
 		if b := s.Bitmap; b != nil {
 			r.Bitmap = &bitmapRow{Bucket: b.BucketID, Prefix: b.Prefix,
 				ReadTTLMillis:           capCell{b.ReadTTLMillis, st.PassTwoDelaySeconds * 1000},
-				NoncurrentVersionExpiry: capCell{b.NoncurrentVersionExpiryDays(), c.NoncurrentVersionExpiryCapDays}}
+				NoncurrentVersionExpiry: capCell{b.NoncurrentVersionExpiryDays(), c.NoncurrentVersionExpiryCapDays},
+				Lingering:               capCell{b.LingeringDays, c.NoncurrentVersionExpiryCapDays},
+				LingeringCopies:         append([]string{}, b.LingeringCopies...)}
 		}
 		for _, p := range wiring {
 			if strings.HasPrefix(p.Path, s.Path+".") {
@@ -166,13 +171,18 @@ func printStoreTable(g *globals, rows []storeRow) {
 	if len(bitmaps) == 0 {
 		return
 	}
-	fmt.Fprintln(g.Stdout, "\nbitmap store buckets (erased ids linger in noncurrent versions until their expiry):")
+	fmt.Fprintln(g.Stdout, "\nbitmap store buckets (an erased id lingers in noncurrent versions and backups until their expiry; the lingering bound is the longest):")
 	w = tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "STORE\tBUCKET\tPREFIX\tREAD TTL / PASS-TWO DELAY\tNONCURRENT VERSIONS EXPIRE\t")
+	fmt.Fprintln(w, "STORE\tBUCKET\tPREFIX\tREAD TTL / PASS-TWO DELAY\tNONCURRENT VERSIONS EXPIRE\tLINGERING BOUND\tCOPIES\t")
 	for _, r := range bitmaps {
 		b := r.Bitmap
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d ms / %d ms\tafter %d days / cap %d\t\n", r.Name, b.Bucket, b.Prefix,
-			b.ReadTTLMillis.Value, b.ReadTTLMillis.Cap, b.NoncurrentVersionExpiry.Value, b.NoncurrentVersionExpiry.Cap)
+		copies := strings.Join(b.LingeringCopies, ", ")
+		if copies == "" {
+			copies = "none bounded"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d ms / %d ms\tafter %d days / cap %d\t%d days / cap %d\t%s\t\n", r.Name, b.Bucket, b.Prefix,
+			b.ReadTTLMillis.Value, b.ReadTTLMillis.Cap, b.NoncurrentVersionExpiry.Value, b.NoncurrentVersionExpiry.Cap,
+			b.Lingering.Value, b.Lingering.Cap, copies)
 	}
 	_ = w.Flush()
 }

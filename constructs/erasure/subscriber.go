@@ -318,6 +318,9 @@ func resolveSubscriber(p *ErasureSubscriberProps, c contract.Constants, path str
 		l.Add(field("responseQueue"), timing.Invalid, "the response queue is required")
 	} else if queueIsFIFO(p.ResponseQueue) {
 		l.Add(field("responseQueue"), timing.FIFO, "the channel's response queue is a standard queue")
+	} else if queueKey(p.ResponseQueue) == nil && p.ResponseQueue.Node().DefaultChild() == nil {
+		l.Add(field("responseQueue"), timing.Missing, "imported without its key, so the handler cannot be granted the key every answer is encrypted with; "+
+			"import it with awssqs.Queue_FromQueueAttributes(scope, id, &awssqs.QueueAttributes{QueueArn: <ErasureResponseQueueArn>, KeyArn: <ErasureResponseKeyArn>}) (the channel stack's outputs)")
 	}
 	if (p.Handler == nil) == (p.HandlerProps == nil) {
 		l.Add(field("handler"), timing.Invalid, "give exactly one of Handler and HandlerProps")

@@ -28,58 +28,148 @@ const (
 	esmDefaultBatchSize         = 10
 )
 
-// Check reads the templates at paths and returns every store subscribed to
-// the erasure topic and every problem with them, all at once.
-func Check(paths []string, cfg Config) ([]Store, timing.Problems, error) {
-	return check(paths, cfg)
+// Store is one store as a synthesized template deploys it: a queue
+// subscribed to the erasure topic and the functions reading it.
+type Store struct {
+	Stack          string
+	Template       string // the template file
+	Spec           StoreSpec
+	SubscriptionID string   // logical id of the AWS::SNS::Subscription
+	QueueID        string   // logical id of the store's queue
+	DeadLetterID   string   // logical id of its dead-letter queue
+	FunctionID     string   // logical id of its (first) handler
+	FunctionIDs    []string // every function with an event source on the queue
+	RawDelivery    bool     // the subscription delivers raw bodies
+	PartialReport  bool     // every event source reports partial batch failures
+	// Bitmap is the bucket of a bitmap store (BitmapStoreBucket.AttachTo), or nil.
+	Bitmap *BitmapBucket
+	// Path prefixes the store's problems: ErasureSubscriber[name] for a
+	// store built by ErasureSubscriber, Store[stack/queue] otherwise.
+	Path string
 }
 
-func check(paths []string, cfg Config) ([]Store, timing.Problems, error) {
+// Finding is one problem the check found, with the resource it is about, so
+// that CDK's report, erasurectl and SARIF can point at it.
+type Finding struct {
+	timing.Problem
+	Stack     string // the stack; parent/NestedStackId for a nested stack
+	Template  string // the template file
+	LogicalID string // the resource the problem is about
+}
+
+// Findings is every problem of one run, in order.
+type Findings []Finding
+
+// Problems returns the findings as problem lines' values.
+func (f Findings) Problems() timing.Problems {
+	out := make(timing.Problems, len(f))
+	for i, x := range f {
+		out[i] = x.Problem
+	}
+	return out
+}
+
+// Strings returns one line per finding: path: Type: detail.
+func (f Findings) Strings() []string { return f.Problems().Strings() }
+
+// Result is what one run of the check found.
+type Result struct {
+	Stores   []Store
+	Findings Findings
+}
+
+// findings collects one template's findings.
+type findings struct {
+	t   *template
+	out Findings
+}
+
+func (f *findings) add(id, path string, typ timing.ProblemType, format string, args ...any) {
+	f.addProblem(id, timing.Problem{Path: path, Type: typ, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (f *findings) addProblem(id string, p timing.Problem) {
+	f.out = append(f.out, Finding{Problem: p, Stack: f.t.Stack, Template: f.t.Path, LogicalID: id})
+}
+
+func (f *findings) addAll(id string, l timing.Problems) {
+	for _, p := range l {
+		f.addProblem(id, p)
+	}
+}
+
+// Check reads the templates at paths (and the nested stacks they name) and
+// returns every store subscribed to the erasure topic and every problem with
+// them, all at once.
+func Check(paths []string, cfg Config) (*Result, error) {
 	a, err := readAssembly(paths)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	return a.check(cfg), nil
+}
+
+// CheckDirectory checks a cloud assembly directory (nested assemblies and
+// nested stacks included).
+func CheckDirectory(dir string, cfg Config) (*Result, error) {
+	paths, err := TemplatePaths(dir)
+	if err != nil {
+		return nil, err
+	}
+	return Check(paths, cfg)
+}
+
+func (a *assembly) check(cfg Config) *Result {
 	c := constantsOr(cfg.Constants)
 	topics := a.erasureTopics(cfg.TopicArns)
-	var stores []Store
-	var problems timing.Problems
+	res := &Result{}
+	var stores []*storeCheck
 	for _, t := range a.templates {
-		ids := make([]string, 0, len(t.Resources))
-		for id := range t.Resources {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
+		for _, id := range sortedIDs(t.Resources) {
 			sub := t.Resources[id]
-			if sub.Type != "AWS::SNS::Subscription" || !topics.names(t.Stack, sub.Properties["TopicArn"]) {
+			if sub.Type != "AWS::SNS::Subscription" || !topics.names(a, t, sub.Properties["TopicArn"]) {
 				continue
 			}
-			st, p := checkStore(t, id, sub, c)
-			problems = append(problems, p...)
-			if st != nil {
-				stores = append(stores, *st)
+			sc := a.checkStore(t, id, sub, c)
+			res.Findings = append(res.Findings, sc.f.out...)
+			if sc.store != nil {
+				stores = append(stores, sc)
 			}
 		}
 	}
-	sort.SliceStable(stores, func(i, j int) bool { return stores[i].Spec.Name < stores[j].Spec.Name })
-	return stores, problems, nil
+	res.Findings = append(res.Findings, a.checkSharedKeys(stores, topics)...)
+	for _, sc := range stores {
+		res.Stores = append(res.Stores, *sc.store)
+	}
+	sort.SliceStable(res.Stores, func(i, j int) bool { return res.Stores[i].Spec.Name < res.Stores[j].Spec.Name })
+	return res
+}
+
+// storeCheck is one store being checked.
+type storeCheck struct {
+	t     *template
+	store *Store
+	queue resource
+	f     findings
 }
 
 // checkStore reads one subscription's store and lists its problems.
-func checkStore(t *template, subID string, sub resource, c contract.Constants) (*Store, timing.Problems) {
-	var l timing.Problems
+func (a *assembly) checkStore(t *template, subID string, sub resource, c contract.Constants) *storeCheck {
+	sc := &storeCheck{t: t, f: findings{t: t}}
+	f := &sc.f
 	path := "Store[" + t.Stack + "/" + subID + "]"
 	if proto, _ := sub.Properties["Protocol"].(string); proto != "sqs" {
-		l.Add(path+".protocol", timing.Invalid, "%q: only an SQS queue gives retries, a dead-letter queue and pass two; subscribe a queue", proto)
-		return nil, l
+		f.add(subID, path+".protocol", timing.Invalid, "%q: only an SQS queue gives retries, a dead-letter queue and pass two; subscribe a queue", proto)
+		return sc
 	}
 	queueID := refID(sub.Properties["Endpoint"])
 	q, ok := t.Resources[queueID]
 	if !ok || q.Type != "AWS::SQS::Queue" {
-		l.Add(path+".endpoint", timing.Invalid, "the subscribed queue is not declared in stack %s, so nothing can check it; declare the queue in the stack of its subscription", t.Stack)
-		return nil, l
+		f.add(subID, path+".endpoint", timing.Invalid, "the subscribed queue is not declared in stack %s, so nothing can check it; declare the queue in the stack of its subscription", t.Stack)
+		return sc
 	}
-	s := &Store{Stack: t.Stack, SubscriptionID: subID, QueueID: queueID, Spec: StoreSpec{Name: queueID}}
+	s := &Store{Stack: t.Stack, Template: t.Path, SubscriptionID: subID, QueueID: queueID, Spec: StoreSpec{Name: queueID}}
+	sc.store, sc.queue = s, q
 	s.Path = "Store[" + t.Stack + "/" + queueID + "]"
 	set := &s.Spec.Settings
 	*set = timing.Defaults(c)
@@ -87,7 +177,7 @@ func checkStore(t *template, subID string, sub resource, c contract.Constants) (
 	set.RetentionSeconds = num(q.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds)
 	set.MaxReceiveCount = num(dig(q.Properties, "RedrivePolicy", "maxReceiveCount"), 0)
 	s.DeadLetterID = refID(dig(q.Properties, "RedrivePolicy", "deadLetterTargetArn"))
-	s.RawDelivery = sub.Properties["RawMessageDelivery"] == true || sub.Properties["RawMessageDelivery"] == "true"
+	s.RawDelivery = isTrue(sub.Properties["RawMessageDelivery"])
 
 	// Functions with an event source on the queue.
 	type esm struct {
@@ -95,24 +185,25 @@ func checkStore(t *template, subID string, sub resource, c contract.Constants) (
 		props map[string]any
 	}
 	var esms []esm
-	for id, r := range t.Resources {
-		if r.Type == "AWS::Lambda::EventSourceMapping" && refersTo(r.Properties["EventSourceArn"], queueID) {
+	for _, id := range sortedIDs(t.Resources) {
+		if r := t.Resources[id]; r.Type == "AWS::Lambda::EventSourceMapping" && refersTo(r.Properties["EventSourceArn"], queueID) {
 			esms = append(esms, esm{id, r.Properties})
 		}
 	}
-	sort.Slice(esms, func(i, j int) bool { return esms[i].id < esms[j].id })
 	s.PartialReport = len(esms) > 0
-	for i, e := range esms {
+	firstESM := ""
+	for _, e := range esms {
 		fnID := refID(e.props["FunctionName"])
 		fn, ok := t.Resources[fnID]
 		if !ok || fn.Type != "AWS::Lambda::Function" {
+			f.add(e.id, s.Path+".eventSource", timing.Invalid, "the event source %s invokes a function not declared in stack %s, so nothing can check its timeout or grants; declare the function beside the queue", e.id, t.Stack)
 			continue
 		}
 		s.FunctionIDs = append(s.FunctionIDs, fnID)
 		timeout := num(fn.Properties["Timeout"], lambdaDefaultTimeoutSeconds)
 		env, _ := dig(fn.Properties, "Environment", "Variables").(map[string]any)
-		if i == 0 {
-			s.FunctionID = fnID
+		if s.FunctionID == "" {
+			s.FunctionID, firstESM = fnID, e.id
 			set.HandlerTimeoutSeconds = timeout
 			set.BatchSize = num(e.props["BatchSize"], esmDefaultBatchSize)
 			set.MaxBatchingWindowSeconds = num(e.props["MaximumBatchingWindowInSeconds"], 0)
@@ -127,125 +218,149 @@ func checkStore(t *template, subID string, sub resource, c contract.Constants) (
 			} else {
 				set.BatchTimeoutSeconds = min(set.BatchTimeoutSeconds, max(timeout, 1))
 			}
-			if bucketID := refID(env[contract.EnvBitmapBucket]); bucketID != "" {
-				if bkt, ok := t.Resources[bucketID]; ok && bkt.Type == "AWS::S3::Bucket" {
-					prefix, _ := env[contract.EnvBitmapPrefix].(string)
-					ttl, _ := strconv.Atoi(fmt.Sprint(env[contract.EnvBitmapReadTTLMillis]))
-					s.Bitmap = &BitmapBucket{BucketID: bucketID, Prefix: prefix, ReadTTLMillis: ttl, Properties: bkt.Properties}
-				}
+			if bt, bucketID, ok := a.bucketOf(t, env[contract.EnvBitmapBucket]); ok {
+				prefix, _ := env[contract.EnvBitmapPrefix].(string)
+				ttl, _ := strconv.Atoi(fmt.Sprint(env[contract.EnvBitmapReadTTLMillis]))
+				s.Bitmap = &BitmapBucket{BucketID: bucketID, Prefix: prefix, ReadTTLMillis: ttl, Properties: bt.Resources[bucketID].Properties, t: bt}
 			}
 		} else {
 			if want := c.VisibilityTimeoutMultiplier * timeout; set.VisibilityTimeoutSeconds != want {
-				l.Add(s.Path+".visibilityTimeout", timing.NotDerived, "%d s is not exactly %d x the timeout of function %s (%d s); every function reading the queue must fit", set.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier, fnID, want)
+				f.add(queueID, s.Path+".visibilityTimeout", timing.NotDerived, "%d s is not exactly %d x the timeout of function %s (%d s); every function reading the queue must fit", set.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier, fnID, want)
 			}
 			if timeout > c.HandlerTimeoutCapSeconds {
-				l.Add(s.Path+".handlerTimeout", timing.AboveCap, "function %s: %d is above the cap of %d (T, handlerTimeoutCapSeconds, seconds)", fnID, timeout, c.HandlerTimeoutCapSeconds)
+				f.add(fnID, s.Path+".handlerTimeout", timing.AboveCap, "function %s: %d is above the cap of %d (T, handlerTimeoutCapSeconds, seconds)", fnID, timeout, c.HandlerTimeoutCapSeconds)
 			}
 		}
 		if !strings.Contains(fmt.Sprint(e.props["FunctionResponseTypes"]), "ReportBatchItemFailures") {
 			s.PartialReport = false
-			l.Add(s.Path+".reportBatchItemFailures", timing.Missing, "the event source of function %s does not report partial batch failures: one failed record retries the whole batch, answering others twice; set FunctionResponseTypes [ReportBatchItemFailures]", fnID)
+			f.add(e.id, s.Path+".reportBatchItemFailures", timing.Missing, "the event source of function %s does not report partial batch failures: one failed record retries the whole batch, answering others twice; set FunctionResponseTypes [ReportBatchItemFailures]", fnID)
 		}
 		if en := e.props["Enabled"]; en == false || en == "false" {
-			l.Add(s.Path+".eventSource", timing.BreaksErasure, "the event source of function %s is disabled: requests wait unread until they expire; enable it", fnID)
+			f.add(e.id, s.Path+".eventSource", timing.BreaksErasure, "the event source of function %s is disabled: requests wait unread until they expire; enable it", fnID)
 		}
 		if rc, ok := fn.Properties["ReservedConcurrentExecutions"]; ok && num(rc, -1) == 0 {
-			l.Add(s.Path+".reservedConcurrency", timing.BreaksErasure, "function %s has a reserved concurrency of 0: it never runs; remove the setting", fnID)
+			f.add(fnID, s.Path+".reservedConcurrency", timing.BreaksErasure, "function %s has a reserved concurrency of 0: it never runs; remove the setting", fnID)
 		}
-		l = append(l, checkFunctionCanRead(t, s.Path, fnID, fn, q)...)
+		a.checkFunctionWiring(sc, fnID, fn, env)
 	}
 
 	if !s.RawDelivery {
-		l.Add(s.Path+".rawMessageDelivery", timing.Invalid, "off: the handler would receive an SNS envelope and dead-letter every request; set RawMessageDelivery true")
+		f.add(subID, s.Path+".rawMessageDelivery", timing.Invalid, "off: the handler would receive an SNS envelope and dead-letter every request; set RawMessageDelivery true")
 	}
 	if sub.Properties["FilterPolicy"] != nil || sub.Properties["FilterPolicyScope"] != nil {
-		l.Add(s.Path+".filterPolicy", timing.BreaksErasure, "a filter policy drops the requests it does not match without a trace; remove it and answer NOT_APPLICABLE instead")
+		f.add(subID, s.Path+".filterPolicy", timing.BreaksErasure, "a filter policy drops the requests it does not match without a trace; remove it and answer NOT_APPLICABLE instead")
 	}
-	if q.Properties["FifoQueue"] == true || q.Properties["FifoQueue"] == "true" {
-		l.Add(s.Path+".queue", timing.FIFO, "pass two needs per-message delay; use a standard queue")
+	if isTrue(q.Properties["FifoQueue"]) {
+		f.add(queueID, s.Path+".queue", timing.FIFO, "pass two needs per-message delay; use a standard queue")
 	}
 	if len(esms) == 0 {
-		l.Add(s.Path+".handler", timing.Missing, "no function has an event source on the queue: requests are never handled")
+		f.add(queueID, s.Path+".handler", timing.Missing, "no function has an event source on the queue: requests are never handled")
 	}
 	if s.DeadLetterID == "" {
-		l.Add(s.Path+".deadLetterQueue", timing.Missing, "no redrive policy: a request that always fails is retried until retention ends and then lost; add a dead-letter queue with maxReceiveCount at most %d", c.MaxReceiveCount)
+		f.add(queueID, s.Path+".deadLetterQueue", timing.Missing, "no redrive policy: a request that always fails is retried until retention ends and then lost; add a dead-letter queue with maxReceiveCount at most %d", c.MaxReceiveCount)
 	} else if dlq, ok := t.Resources[s.DeadLetterID]; ok {
 		if r := num(dlq.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds); r != c.QueueRetentionSeconds {
-			l.Add(s.Path+".deadLetterQueue.retentionPeriod", timing.NotDerived, "%d s is not the channel retention of %d s (queueRetentionSeconds)", r, c.QueueRetentionSeconds)
+			f.add(s.DeadLetterID, s.Path+".deadLetterQueue.retentionPeriod", timing.NotDerived, "%d s is not the channel retention of %d s (queueRetentionSeconds)", r, c.QueueRetentionSeconds)
 		}
 	}
 	if b := s.Bitmap; b != nil {
 		bp := s.Path + ".bitmapBucket"
-		l = append(l, CheckBitmapBucket(BucketShapeOf(b.Properties), b.Prefix, c, bp)...)
+		bf := findings{t: b.t}
+		bf.addAll(b.BucketID, CheckBitmapBucket(BucketShapeOf(b.Properties), b.Prefix, c, bp))
 		if b.ReadTTLMillis < 1 || b.ReadTTLMillis > set.PassTwoDelaySeconds*1000 {
-			l.Add(bp+".readTtl", timing.AboveCap, "%d ms must be more than 0 and at most the pass-two delay of %d s: pass two must run after every process stopped serving the id", b.ReadTTLMillis, set.PassTwoDelaySeconds)
+			bf.add(b.BucketID, bp+".readTtl", timing.AboveCap, "%d ms must be more than 0 and at most the pass-two delay of %d s: pass two must run after every process stopped serving the id", b.ReadTTLMillis, set.PassTwoDelaySeconds)
 		}
+		a.checkBucketCopies(&bf, s, c)
+		f.out = append(f.out, bf.out...)
 	}
-	l = append(l, checkQueueKey(t, s.Path, q, sub)...)
-	l = append(l, checkQueuePolicy(t, s.Path, queueID)...)
+	a.checkQueueKey(sc, sub)
+	a.checkQueuePolicy(sc)
+	a.checkReaders(sc)
 	if len(esms) > 0 {
 		for _, p := range set.Check(c, s.Path) {
 			if s.DeadLetterID == "" && strings.HasSuffix(p.Path, ".maxReceiveCount") {
 				continue // reported once, as the missing dead-letter queue
 			}
-			l = append(l, p)
+			f.addProblem(timingResource(p.Path, queueID, s.FunctionID, firstESM), p)
 		}
 	}
-	return s, l
+	return sc
+}
+
+// timingResource is the resource a timing rule's field lives on.
+func timingResource(path, queueID, fnID, esmID string) string {
+	field := path[strings.LastIndex(path, ".")+1:]
+	switch field {
+	case "handlerTimeout", "batchTimeout", "passTwoDelay":
+		return fnID
+	case "batchSize", "maxBatchingWindow":
+		return esmID
+	}
+	return queueID
 }
 
 // checkQueueKey: the queue is under a customer-managed KMS key that is not
 // the topic's, SNS may use it, and only on behalf of this topic.
-func checkQueueKey(t *template, path string, q resource, sub resource) timing.Problems {
-	var l timing.Problems
-	keyRef := q.Properties["KmsMasterKeyId"]
+func (a *assembly) checkQueueKey(sc *storeCheck, sub resource) {
+	t, s, f := sc.t, sc.store, &sc.f
+	keyRef := sc.queue.Properties["KmsMasterKeyId"]
 	if keyRef == nil {
-		l.Add(path+".encryptionKey", timing.Missing, "the queue is not under a KMS key: it holds customer keys; encrypt it with a customer-managed key of the store's own")
-		return l
+		f.add(s.QueueID, s.Path+".encryptionKey", timing.Missing, "the queue is not under a KMS key: it holds customer keys; encrypt it with a customer-managed key of the store's own")
+		return
 	}
-	if s, ok := keyRef.(string); ok {
-		if strings.HasPrefix(s, "alias/aws/") || strings.Contains(s, ":alias/aws/") {
-			l.Add(path+".encryptionKey", timing.BreaksErasure, "%s is AWS-managed: SNS cannot use it, so every delivery is dropped; use a customer-managed key", s)
+	if ks, ok := keyRef.(string); ok {
+		if strings.HasPrefix(ks, "alias/aws/") || strings.Contains(ks, ":alias/aws/") {
+			f.add(s.QueueID, s.Path+".encryptionKey", timing.BreaksErasure, "%s is AWS-managed: SNS cannot use it, so every delivery is dropped; use a customer-managed key", ks)
 		}
-		return l // an imported key: its policy is not in this template
+		return // an imported key: its policy is not in this template
 	}
 	keyID := refID(keyRef)
-	if topicID := refID(sub.Properties["TopicArn"]); topicID != "" {
-		if topic, ok := t.Resources[topicID]; ok && refID(topic.Properties["KmsMasterKeyId"]) == keyID {
-			l.Add(path+".encryptionKey", timing.Invalid, "the queue shares the topic's key: a publisher's key grant would reach the store's queue; give the queue a key of its own")
-		}
+	if topicKey := a.ident(t, dig(a.topicResource(t, sub.Properties["TopicArn"]), "KmsMasterKeyId")); topicKey != "" && topicKey == a.ident(t, keyRef) {
+		f.add(s.QueueID, s.Path+".encryptionKey", timing.Invalid, "the queue shares the topic's key: a publisher's key grant would reach the store's queue; give the queue a key of its own")
 	}
 	key, ok := t.Resources[keyID]
 	if !ok || key.Type != "AWS::KMS::Key" {
-		return l
+		return
 	}
 	allowed, scoped := snsAllowed(statements(key.Properties["KeyPolicy"]), "kms:GenerateDataKey", "kms:Decrypt")
 	switch {
 	case !allowed:
-		l.Add(path+".encryptionKey", timing.BreaksErasure, "the key policy does not let sns.amazonaws.com use kms:GenerateDataKey and kms:Decrypt: SNS cannot encrypt deliveries and drops them; allow it, scoped with aws:SourceArn of the topic")
+		f.add(keyID, s.Path+".encryptionKey", timing.BreaksErasure, "the key policy does not let sns.amazonaws.com use kms:GenerateDataKey and kms:Decrypt: SNS cannot encrypt deliveries and drops them; allow it, scoped with aws:SourceArn of the topic")
 	case !scoped:
-		l.Add(path+".encryptionKey", timing.ConfusedDeputy, "the key policy lets sns.amazonaws.com use the key for any topic; add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount")
+		f.add(keyID, s.Path+".encryptionKey", timing.ConfusedDeputy, "the key policy lets sns.amazonaws.com use the key for any topic; add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount")
 	}
-	return l
+}
+
+// topicResource is the properties of the topic a subscription names, when
+// the topic is a resource of the assembly.
+func (a *assembly) topicResource(t *template, topicArn any) map[string]any {
+	if tt, id, ok := a.resourceOf(a.ident(t, topicArn)); ok {
+		return tt.Resources[id].Properties
+	}
+	return nil
+}
+
+// queuePolicyStatements are the statements of every queue policy on the queue.
+func (a *assembly) queuePolicyStatements(t *template, queueID string) []statement {
+	var stmts []statement
+	for _, id := range sortedIDs(t.Resources) {
+		if r := t.Resources[id]; r.Type == "AWS::SQS::QueuePolicy" && mentions(r.Properties["Queues"], queueID) {
+			stmts = append(stmts, statementsIn(t, r.Properties["PolicyDocument"])...)
+		}
+	}
+	return stmts
 }
 
 // checkQueuePolicy: SNS may send to the queue, and only from this topic.
-func checkQueuePolicy(t *template, path, queueID string) timing.Problems {
-	var l timing.Problems
-	var stmts []statement
-	for _, r := range t.Resources {
-		if r.Type == "AWS::SQS::QueuePolicy" && mentions(r.Properties["Queues"], queueID) {
-			stmts = append(stmts, statements(r.Properties["PolicyDocument"])...)
-		}
-	}
-	allowed, scoped := snsAllowed(stmts, "sqs:SendMessage")
+func (a *assembly) checkQueuePolicy(sc *storeCheck) {
+	s := sc.store
+	allowed, scoped := snsAllowed(a.queuePolicyStatements(sc.t, s.QueueID), "sqs:SendMessage")
 	switch {
 	case !allowed:
-		l.Add(path+".queuePolicy", timing.BreaksErasure, "no queue policy lets sns.amazonaws.com send to the queue: SNS drops every delivery; allow sqs:SendMessage with aws:SourceArn of the topic")
+		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.BreaksErasure, "no queue policy lets sns.amazonaws.com send to the queue: SNS drops every delivery; allow sqs:SendMessage with aws:SourceArn of the topic")
 	case !scoped:
-		l.Add(path+".queuePolicy", timing.ConfusedDeputy, "the queue policy lets any topic send; add a condition on aws:SourceArn (the erasure topic)")
+		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.ConfusedDeputy, "the queue policy lets any topic send; add a condition on aws:SourceArn (the erasure topic)")
 	}
-	return l
 }
 
 // snsAllowed says whether a statement lets sns.amazonaws.com take every one
@@ -253,8 +368,8 @@ func checkQueuePolicy(t *template, path, queueID string) timing.Problems {
 func snsAllowed(stmts []statement, actions ...string) (allowed, scoped bool) {
 	for _, st := range stmts {
 		all := true
-		for _, a := range actions {
-			all = all && st.allows("sns.amazonaws.com", a)
+		for _, act := range actions {
+			all = all && st.allows("sns.amazonaws.com", act)
 		}
 		if all {
 			allowed = true
@@ -262,83 +377,4 @@ func snsAllowed(stmts []statement, actions ...string) (allowed, scoped bool) {
 		}
 	}
 	return allowed, scoped
-}
-
-// checkFunctionCanRead: the function's role may decrypt the queue's key (the
-// event source mapping reads with the function's role); without it every
-// receive fails and the requests expire unhandled.
-func checkFunctionCanRead(t *template, path, fnID string, fn resource, q resource) timing.Problems {
-	var l timing.Problems
-	keyID := refID(q.Properties["KmsMasterKeyId"])
-	roleID := refID(fn.Properties["Role"])
-	if keyID == "" || roleID == "" {
-		return l // an imported key or role: not in this template
-	}
-	if _, ok := t.Resources[roleID]; !ok {
-		return l
-	}
-	for _, r := range t.Resources {
-		if r.Type != "AWS::IAM::Policy" || !mentions(r.Properties["Roles"], roleID) {
-			continue
-		}
-		for _, st := range statements(r.Properties["PolicyDocument"]) {
-			if st.Effect == "Allow" && st.hasAction("kms:Decrypt") && (mentions(st.Resource, keyID) || st.Resource == "*") {
-				return l
-			}
-		}
-	}
-	l.Add(path+".handlerRole", timing.Missing, "the role of function %s may not kms:Decrypt the queue's key: the event source cannot read a single message; grant kms:Decrypt on the key", fnID)
-	return l
-}
-
-// statement is one IAM policy statement.
-type statement struct {
-	Effect    string
-	Principal any
-	Action    any
-	Resource  any
-	Condition map[string]any
-}
-
-func statements(doc any) []statement {
-	m, _ := doc.(map[string]any)
-	list, _ := m["Statement"].([]any)
-	var out []statement
-	for _, s := range list {
-		sm, _ := s.(map[string]any)
-		st := statement{Principal: sm["Principal"], Action: sm["Action"], Resource: sm["Resource"]}
-		st.Effect, _ = sm["Effect"].(string)
-		st.Condition, _ = sm["Condition"].(map[string]any)
-		out = append(out, st)
-	}
-	return out
-}
-
-func (s statement) hasAction(action string) bool {
-	for _, a := range strings.Fields(strings.Trim(fmt.Sprint(s.Action), "[]")) {
-		if a == action || a == "*" || strings.HasSuffix(a, ":*") && strings.HasPrefix(action, strings.TrimSuffix(a, "*")) ||
-			strings.HasSuffix(a, "*") && strings.HasPrefix(action, strings.TrimSuffix(a, "*")) {
-			return true
-		}
-	}
-	return false
-}
-
-func (s statement) allows(service, action string) bool {
-	p, _ := s.Principal.(map[string]any)
-	return s.Effect == "Allow" && strings.Contains(fmt.Sprint(p["Service"]), service) && s.hasAction(action)
-}
-
-// scoped says whether the statement is limited to a source resource or account.
-func (s statement) scoped() bool {
-	for _, op := range s.Condition {
-		m, _ := op.(map[string]any)
-		for k := range m {
-			switch strings.ToLower(k) {
-			case "aws:sourcearn", "aws:sourceaccount", "aws:sourceowner":
-				return true
-			}
-		}
-	}
-	return false
 }

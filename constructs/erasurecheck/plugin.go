@@ -9,19 +9,28 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
+// PluginName is the name CDK's validation report shows for the check; its
+// rules are acknowledged (never, see Severity) as "erasure-channel::<Type>".
+const PluginName = "erasure-channel"
+
+// Severity of every violation: "fatal", which CDK reports as an error that
+// Validations.of(...).acknowledge cannot suppress. A store that breaks the
+// channel does not deploy, whatever its app acknowledges.
+const Severity = "fatal"
+
 // Plugin is the check as a CDK policy validation plugin: CDK runs it over the
 // synthesized templates, and synth fails with one violation per problem,
 // whose description is the same path/type/value/cap line ErasureSubscriber
-// gives. Chosen over an Aspect because it judges what CloudFormation will
-// deploy (L1 resources, escape hatches, overrides) and reuses the template
-// reader the local channel and erasurectl use.
+// gives, and whose resource (construct path and logical id) is the queue,
+// subscription, function or bucket to fix. Chosen over an Aspect because it
+// judges what CloudFormation will deploy (L1 resources, escape hatches,
+// overrides, nested stacks) and shares its rules with erasurectl check.
 type Plugin struct {
 	cfg Config
 
-	mu       sync.Mutex
-	problems timing.Problems
-	stores   []Store
-	err      error
+	mu     sync.Mutex
+	result *Result
+	err    error
 }
 
 // NewPlugin returns the app-wide check; add it to an app (or stage) with
@@ -29,16 +38,16 @@ type Plugin struct {
 func NewPlugin(cfg Config) *Plugin { return &Plugin{cfg: cfg} }
 
 // Name implements awscdk.IPolicyValidationPlugin.
-func (p *Plugin) Name() *string { return jsii.String("erasure-channel") }
+func (p *Plugin) Name() *string { return jsii.String(PluginName) }
 
 // Version implements awscdk.IPolicyValidationPlugin.
-func (p *Plugin) Version() *string { return jsii.String("1") }
+func (p *Plugin) Version() *string { return jsii.String("2") }
 
 // RuleIds implements awscdk.IPolicyValidationPlugin: the problem types.
 func (p *Plugin) RuleIds() *[]*string {
 	return jsii.Strings(string(timing.AboveCap), string(timing.BelowMinimum), string(timing.NotDerived),
-		string(timing.FIFO), string(timing.Invalid), string(timing.BreaksTiming), string(timing.BreaksErasure),
-		string(timing.Missing), string(timing.ConfusedDeputy))
+		string(timing.UnresolvedToken), string(timing.FIFO), string(timing.Invalid), string(timing.BreaksTiming),
+		string(timing.BreaksErasure), string(timing.Missing), string(timing.ConfusedDeputy))
 }
 
 // Validate implements awscdk.IPolicyValidationPlugin.
@@ -47,35 +56,61 @@ func (p *Plugin) Validate(ctx awscdk.IPolicyValidationContext) *awscdk.PolicyVal
 	for _, s := range *ctx.TemplatePaths() {
 		paths = append(paths, *s)
 	}
-	stores, problems, err := check(paths, p.cfg)
+	res, err := Check(paths, p.cfg)
 	p.mu.Lock()
-	p.stores, p.problems, p.err = stores, problems, err
+	p.result, p.err = res, err
 	p.mu.Unlock()
+	return Report(res, err)
+}
+
+// Report turns a result into CDK's plugin report: one violation per finding,
+// naming the resource by template and logical id (CDK adds the construct
+// path), so the report is never empty when the check failed.
+func Report(res *Result, err error) *awscdk.PolicyValidationPluginReport {
 	violations := []*awscdk.PolicyViolation{}
 	if err != nil {
-		violations = append(violations, &awscdk.PolicyViolation{RuleName: jsii.String(string(timing.Invalid)),
-			Description: jsii.String(err.Error()), ViolatingResources: &[]*awscdk.PolicyViolatingResource{}})
-	}
-	for _, pr := range problems {
+		// No template to point at: name the app itself, so CDK still renders it.
 		violations = append(violations, &awscdk.PolicyViolation{
-			RuleName:           jsii.String(string(pr.Type)),
-			Description:        jsii.String(pr.String()),
-			ViolatingResources: &[]*awscdk.PolicyViolatingResource{},
+			RuleName: jsii.String(string(timing.Invalid)), Severity: jsii.String(Severity),
+			Description: jsii.String(err.Error()),
+			ViolatingResources: &[]*awscdk.PolicyViolatingResource{{
+				ConstructPath: jsii.String("/"), Locations: jsii.Strings("Resources"),
+			}},
 		})
+	}
+	if res != nil {
+		for _, f := range res.Findings {
+			violations = append(violations, &awscdk.PolicyViolation{
+				RuleName:    jsii.String(string(f.Type)),
+				Severity:    jsii.String(Severity),
+				Description: jsii.String(f.String()),
+				ViolatingResources: &[]*awscdk.PolicyViolatingResource{{
+					ResourceLogicalId: jsii.String(f.LogicalID),
+					TemplatePath:      jsii.String(f.Template),
+					Locations:         jsii.Strings("Resources." + f.LogicalID),
+				}},
+			})
+		}
 	}
 	return &awscdk.PolicyValidationPluginReport{Success: jsii.Bool(len(violations) == 0), Violations: &violations}
 }
 
-// Problems returns the problems of the last run, one line each.
-func (p *Plugin) Problems() timing.Problems {
+// Findings returns the findings of the last run.
+func (p *Plugin) Findings() Findings {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append(timing.Problems(nil), p.problems...)
+	if p.result == nil {
+		return nil
+	}
+	return append(Findings(nil), p.result.Findings...)
 }
 
 // Stores returns the stores the last run found.
 func (p *Plugin) Stores() []Store {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]Store(nil), p.stores...)
+	if p.result == nil {
+		return nil
+	}
+	return append([]Store(nil), p.result.Stores...)
 }

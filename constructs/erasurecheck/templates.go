@@ -9,12 +9,13 @@
 //	awscdk.Validations_Of(app).AddPlugins(erasurecheck.NewPlugin(erasurecheck.Config{}))
 //
 // It reads templates, not constructs, so what it judges is exactly what
-// CloudFormation will deploy: L1 resources, escape hatches and property
-// overrides included.
+// CloudFormation will deploy: L1 resources, escape hatches, property
+// overrides and nested stacks included.
 package erasurecheck
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,56 +27,21 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
-// TopicMetadataKey marks the erasure topic in a template (ErasureChannel sets
-// it), so subscriptions to it are found by reference, import or ARN.
+// TopicMetadataKey marks the erasure topic in a template (ErasureChannel
+// sets it), so subscriptions to it are found by reference, import or ARN.
 const TopicMetadataKey = "erasure:topic"
+
+// cdkAssetPathKey is the metadata CDK writes on a nested stack's
+// AWS::CloudFormation::Stack resource: its template's file in the assembly.
+const cdkAssetPathKey = "aws:asset:path"
+
+// ErrNoTemplates is returned for a directory or file list holding no template.
+var ErrNoTemplates = errors.New("erasurecheck: no templates: synthesize first")
 
 // StoreSpec is one store's name and timing settings as deployed.
 type StoreSpec struct {
 	Name     string
 	Settings timing.Store
-}
-
-// Store is one store as a synthesized template deploys it: a queue
-// subscribed to the erasure topic and the functions reading it.
-type Store struct {
-	Stack          string
-	Spec           StoreSpec
-	SubscriptionID string   // logical id of the AWS::SNS::Subscription
-	QueueID        string   // logical id of the store's queue
-	DeadLetterID   string   // logical id of its dead-letter queue
-	FunctionID     string   // logical id of its (first) handler
-	FunctionIDs    []string // every function with an event source on the queue
-	RawDelivery    bool     // the subscription delivers raw bodies
-	PartialReport  bool     // every event source reports partial batch failures
-	// Bitmap is the bucket of a bitmap store (BitmapStoreBucket.AttachTo), or nil.
-	Bitmap *BitmapBucket
-	// Path prefixes the store's problems: ErasureSubscriber[name] for a
-	// store built by ErasureSubscriber, Store[stack/queue] otherwise.
-	Path string
-}
-
-// BitmapBucket is a bitmap store's bucket as the template deploys it.
-type BitmapBucket struct {
-	BucketID      string         // logical id of the AWS::S3::Bucket
-	Prefix        string         // the library's prefix, from the handler's environment
-	ReadTTLMillis int            // the read TTL, from the handler's environment
-	Properties    map[string]any // the bucket's CloudFormation properties
-}
-
-// NoncurrentVersionExpiryDays is the shortest noncurrent-version expiry of an
-// enabled rule covering the whole prefix, or 0 if none does.
-func (b *BitmapBucket) NoncurrentVersionExpiryDays() int {
-	best := 0
-	for _, r := range BucketShapeOf(b.Properties).Rules {
-		if !covers(r, b.Prefix) {
-			continue
-		}
-		if d := num(dig(r, "NoncurrentVersionExpiration", "NoncurrentDays"), 0); d > 0 && (best == 0 || d < best) {
-			best = d
-		}
-	}
-	return best
 }
 
 // resource is one template resource.
@@ -85,66 +51,284 @@ type resource struct {
 	Metadata   map[string]any
 }
 
-// template is one synthesized stack.
-type template struct {
-	Stack     string
-	Path      string
-	Account   string // from the cloud assembly's manifest, "" if unknown
-	Region    string
-	Resources map[string]resource
-	Outputs   map[string]struct {
-		Value  any
-		Export struct{ Name any }
-	}
+type output struct {
+	Value  any
+	Export struct{ Name any }
 }
 
-// assembly is every template of a cloud assembly.
+// template is one stack's template.
+type template struct {
+	Stack      string // the stack's name; parent/NestedStackId for a nested stack
+	Path       string // the template file
+	Account    string // from the cloud assembly's manifest, "" if unknown
+	Region     string
+	Resources  map[string]resource
+	Outputs    map[string]output
+	Parameters map[string]any
+
+	parent       *template      // the stack that nests this one
+	parentParams map[string]any // the Parameters the parent passes in
+}
+
+// assembly is every template the check reads, nested stacks included.
 type assembly struct {
 	templates []*template
+	exports   map[string]exported          // export name -> the template and value that export it
+	assets    map[string]map[string]string // directory -> asset object key -> source file
 }
 
-// readAssembly reads the templates at paths (and the manifest beside them for
-// each stack's account and region).
+type exported struct {
+	t     *template
+	value any
+}
+
+// stackFile is one template to read and the environment it deploys to.
+type stackFile struct {
+	path, account, region string
+}
+
+// readAssembly reads the templates at paths (with the manifest beside them
+// for each stack's account and region) and every nested stack they name.
 func readAssembly(paths []string) (*assembly, error) {
-	a := &assembly{}
 	envs := map[string][2]string{}
+	dirs := map[string]bool{}
 	for _, p := range paths {
-		readManifestEnvs(filepath.Dir(p), envs)
+		if d := filepath.Dir(p); !dirs[d] {
+			dirs[d] = true
+			readManifestEnvs(d, envs)
+		}
 	}
-	sort.Strings(paths)
+	files := make([]stackFile, 0, len(paths))
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		env := envs[p]
+		files = append(files, stackFile{path: p, account: env[0], region: env[1]})
+	}
+	return readFiles(files)
+}
+
+func readFiles(files []stackFile) (*assembly, error) {
+	if len(files) == 0 {
+		return nil, ErrNoTemplates
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
+	a := &assembly{exports: map[string]exported{}}
+	for _, f := range files {
+		t, err := readTemplate(f.path)
 		if err != nil {
 			return nil, err
 		}
-		var t template
-		if err := json.Unmarshal(b, &t); err != nil {
-			return nil, fmt.Errorf("erasurecheck: %s is not a template", filepath.Base(p))
+		t.Stack = stackName(f.path)
+		t.Account, t.Region = f.account, f.region
+		if err := a.add(t, 0); err != nil {
+			return nil, err
 		}
-		t.Path = p
-		t.Stack = strings.TrimSuffix(filepath.Base(p), ".template.json")
-		if env, ok := envs[filepath.Base(p)]; ok {
-			t.Account, t.Region = env[0], env[1]
-		}
-		a.templates = append(a.templates, &t)
 	}
 	return a, nil
 }
 
-// readManifestEnvs maps template file names to their stack's account and region.
-func readManifestEnvs(dir string, out map[string][2]string) {
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		return
-	}
-	var m struct {
-		Artifacts map[string]struct {
-			Type        string
-			Environment string
-			Properties  struct{ TemplateFile string }
+// maxNesting bounds nested stacks inside nested stacks (CloudFormation's own
+// limit is far lower in practice); it also stops a template naming itself.
+const maxNesting = 16
+
+// add adds t and, recursively, the nested stacks whose templates lie beside it.
+func (a *assembly) add(t *template, depth int) error {
+	a.templates = append(a.templates, t)
+	for _, o := range t.Outputs {
+		if n, ok := o.Export.Name.(string); ok {
+			a.exports[n] = exported{t, o.Value}
 		}
 	}
+	if depth >= maxNesting {
+		return nil
+	}
+	for _, id := range sortedIDs(t.Resources) {
+		r := t.Resources[id]
+		if r.Type != "AWS::CloudFormation::Stack" {
+			continue
+		}
+		file, _ := r.Metadata[cdkAssetPathKey].(string)
+		if file == "" { // asset metadata is off outside the CDK CLI: find the template by its asset's object key
+			file = a.assetSource(filepath.Dir(t.Path), r.Properties["TemplateURL"])
+		}
+		if file == "" || filepath.IsAbs(file) || strings.Contains(file, "..") {
+			continue // a nested stack whose template is not in this assembly
+		}
+		p := filepath.Join(filepath.Dir(t.Path), file)
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		n, err := readTemplate(p)
+		if err != nil {
+			return err
+		}
+		n.Stack, n.Account, n.Region = t.Stack+"/"+id, t.Account, t.Region
+		n.parent = t
+		n.parentParams, _ = r.Properties["Parameters"].(map[string]any)
+		if err := a.add(n, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// assetSource is the file in dir of the asset whose object key ends the
+// template URL v (a nested stack's TemplateURL), from the assembly's
+// *.assets.json manifests; "" if none.
+func (a *assembly) assetSource(dir string, v any) string {
+	if a.assets == nil {
+		a.assets = map[string]map[string]string{}
+	}
+	keys, ok := a.assets[dir]
+	if !ok {
+		keys = map[string]string{}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.assets.json"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			var m struct {
+				Files map[string]struct {
+					Source       struct{ Path string }
+					Destinations map[string]struct{ ObjectKey string }
+				}
+			}
+			if json.Unmarshal(b, &m) != nil {
+				continue
+			}
+			for _, fa := range m.Files {
+				for _, d := range fa.Destinations {
+					keys[d.ObjectKey] = fa.Source.Path
+				}
+			}
+		}
+		a.assets[dir] = keys
+	}
+	for _, s := range allStrings(v) {
+		if i := strings.LastIndex(s, "/"); i >= 0 {
+			if src, ok := keys[s[i+1:]]; ok {
+				return src
+			}
+		}
+	}
+	return ""
+}
+
+// allStrings lists every string inside a CloudFormation value.
+func allStrings(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, allStrings(e)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for _, k := range sortedKeys(x) {
+			out = append(out, allStrings(x[k])...)
+		}
+		return out
+	}
+	return nil
+}
+
+// readTemplate reads one template file, JSON or YAML.
+func readTemplate(path string) (*template, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("erasurecheck: cannot read %s: %w", filepath.Base(path), errors.Unwrap(err))
+	}
+	doc, err := decodeTemplate(b, path)
+	if err != nil {
+		return nil, err
+	}
+	t := &template{Path: path, Resources: map[string]resource{}, Outputs: map[string]output{}}
+	t.Parameters, _ = doc["Parameters"].(map[string]any)
+	res, _ := doc["Resources"].(map[string]any)
+	for id, v := range res {
+		m, _ := v.(map[string]any)
+		r := resource{}
+		r.Type, _ = m["Type"].(string)
+		r.Properties, _ = m["Properties"].(map[string]any)
+		r.Metadata, _ = m["Metadata"].(map[string]any)
+		if r.Properties == nil {
+			r.Properties = map[string]any{}
+		}
+		t.Resources[id] = r
+	}
+	outs, _ := doc["Outputs"].(map[string]any)
+	for id, v := range outs {
+		m, _ := v.(map[string]any)
+		o := output{Value: m["Value"]}
+		if e, ok := m["Export"].(map[string]any); ok {
+			o.Export.Name = e["Name"]
+		}
+		t.Outputs[id] = o
+	}
+	return t, nil
+}
+
+// decodeTemplate decodes a JSON template; YAML is read by decodeYAML.
+func decodeTemplate(b []byte, path string) (map[string]any, error) {
+	var doc map[string]any
+	trimmed := strings.TrimSpace(string(b))
+	if strings.HasPrefix(trimmed, "{") {
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return nil, fmt.Errorf("erasurecheck: %s is not a JSON template", filepath.Base(path))
+		}
+	} else {
+		var err error
+		if doc, err = decodeYAML(b, path); err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := doc["Resources"].(map[string]any); !ok {
+		return nil, fmt.Errorf("erasurecheck: %s is not a CloudFormation template (no Resources)", filepath.Base(path))
+	}
+	return doc, nil
+}
+
+func stackName(path string) string {
+	base := filepath.Base(path)
+	for _, suffix := range []string{".template.json", ".template.yaml", ".template.yml", ".json", ".yaml", ".yml", ".template"} {
+		if strings.HasSuffix(base, suffix) {
+			return strings.TrimSuffix(base, suffix)
+		}
+	}
+	return base
+}
+
+// manifest is the part of a cloud assembly's manifest.json the check reads.
+type manifest struct {
+	Artifacts map[string]struct {
+		Type        string
+		Environment string
+		Properties  struct {
+			TemplateFile  string
+			DirectoryName string
+		}
+	}
+}
+
+func readManifest(dir string) (*manifest, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, false
+	}
+	var m manifest
 	if json.Unmarshal(b, &m) != nil {
+		return nil, false
+	}
+	return &m, true
+}
+
+// readManifestEnvs maps template paths in dir to their stack's account and region.
+func readManifestEnvs(dir string, out map[string][2]string) {
+	m, ok := readManifest(dir)
+	if !ok {
 		return
 	}
 	for _, a := range m.Artifacts {
@@ -152,71 +336,57 @@ func readManifestEnvs(dir string, out map[string][2]string) {
 			continue
 		}
 		env := strings.TrimPrefix(a.Environment, "aws://")
-		if acct, region, ok := strings.Cut(env, "/"); ok {
-			out[a.Properties.TemplateFile] = [2]string{acct, region}
+		if acct, region, ok := strings.Cut(env, "/"); ok && !strings.HasPrefix(acct, "unknown") {
+			if strings.HasPrefix(region, "unknown") {
+				region = ""
+			}
+			out[filepath.Join(dir, a.Properties.TemplateFile)] = [2]string{acct, region}
 		}
 	}
 }
 
-// TemplatePaths lists the templates of a cloud assembly directory.
+// TemplatePaths lists the top-level templates of a cloud assembly directory
+// and of every nested assembly (CDK stages) in it. Nested stacks are read
+// from their parents.
 func TemplatePaths(dir string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.template.json"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("erasurecheck: no templates in %s: synthesize first", dir)
+	var out []string
+	if err := assemblyTemplates(dir, 0, &out); err != nil {
+		return nil, err
 	}
-	return files, nil
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w (in %s)", ErrNoTemplates, filepath.Base(dir))
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
-// topicRef is how a subscription may name the erasure topic.
-type topicRefs struct {
-	local   map[string]map[string]bool // stack -> logical ids of marked topics
-	exports map[string]bool            // export names whose value is a marked topic
-	arns    map[string]bool            // literal ARNs
-}
-
-func (a *assembly) erasureTopics(extraARNs []string) topicRefs {
-	r := topicRefs{local: map[string]map[string]bool{}, exports: map[string]bool{}, arns: map[string]bool{}}
-	for _, arn := range extraARNs {
-		r.arns[arn] = true
+func assemblyTemplates(dir string, depth int, out *[]string) error {
+	m, ok := readManifest(dir)
+	if !ok {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.template.json"))
+		for _, f := range files {
+			if !strings.HasSuffix(f, ".nested.template.json") {
+				*out = append(*out, f)
+			}
+		}
+		return nil
 	}
-	for _, t := range a.templates {
-		for id, res := range t.Resources {
-			if res.Type != "AWS::SNS::Topic" || res.Metadata[TopicMetadataKey] != true {
-				continue
+	for _, id := range sortedKeys(m.Artifacts) {
+		a := m.Artifacts[id]
+		switch a.Type {
+		case "aws:cloudformation:stack":
+			if a.Properties.TemplateFile != "" {
+				*out = append(*out, filepath.Join(dir, a.Properties.TemplateFile))
 			}
-			if r.local[t.Stack] == nil {
-				r.local[t.Stack] = map[string]bool{}
-			}
-			r.local[t.Stack][id] = true
-			if name, ok := res.Properties["TopicName"].(string); ok && t.Account != "" && t.Region != "" && !strings.Contains(t.Account, "unknown") {
-				r.arns[fmt.Sprintf("arn:aws:sns:%s:%s:%s", t.Region, t.Account, name)] = true
-			}
-			for _, o := range t.Outputs {
-				if refID(o.Value) == id {
-					if n, ok := o.Export.Name.(string); ok {
-						r.exports[n] = true
-					}
+		case "cdk:cloud-assembly":
+			if depth < maxNesting && a.Properties.DirectoryName != "" && !strings.Contains(a.Properties.DirectoryName, "..") {
+				if err := assemblyTemplates(filepath.Join(dir, a.Properties.DirectoryName), depth+1, out); err != nil {
+					return err
 				}
 			}
 		}
 	}
-	return r
-}
-
-// names says whether v (a subscription's TopicArn in stack) is the erasure topic.
-func (r topicRefs) names(stack string, v any) bool {
-	switch x := v.(type) {
-	case string:
-		return r.arns[x]
-	case map[string]any:
-		if id := refID(x); id != "" {
-			return r.local[stack][id]
-		}
-		if n, ok := x["Fn::ImportValue"].(string); ok {
-			return r.exports[n]
-		}
-	}
-	return false
+	return nil
 }
 
 // ReadStores reads every store of a cloud assembly directory: every queue
@@ -226,8 +396,22 @@ func ReadStores(dir string) ([]Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	stores, _, err := check(paths, Config{})
-	return stores, err
+	r, err := Check(paths, Config{})
+	if err != nil {
+		return nil, err
+	}
+	return r.Stores, nil
+}
+
+func sortedIDs(m map[string]resource) []string { return sortedKeys(m) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func dig(m map[string]any, keys ...string) any {
@@ -246,6 +430,12 @@ func num(v any, def int) int {
 	switch x := v.(type) {
 	case float64:
 		return int(x)
+	case int:
+		return x
+	case int64:
+		return int(x)
+	case uint64:
+		return int(x)
 	case string: // CloudFormation accepts numbers as strings
 		if n, err := strconv.Atoi(x); err == nil {
 			return n
@@ -253,6 +443,8 @@ func num(v any, def int) int {
 	}
 	return def
 }
+
+func isTrue(v any) bool { return v == true || v == "true" }
 
 // refID is the logical id a Ref or Fn::GetAtt points at.
 func refID(v any) string {
@@ -263,9 +455,15 @@ func refID(v any) string {
 	if r, ok := m["Ref"].(string); ok {
 		return r
 	}
-	if ga, ok := m["Fn::GetAtt"].([]any); ok && len(ga) > 0 {
-		s, _ := ga[0].(string)
-		return s
+	switch ga := m["Fn::GetAtt"].(type) {
+	case []any:
+		if len(ga) > 0 {
+			s, _ := ga[0].(string)
+			return s
+		}
+	case string: // the short form's dotted string, Resource.Attribute
+		id, _, _ := strings.Cut(ga, ".")
+		return id
 	}
 	return ""
 }

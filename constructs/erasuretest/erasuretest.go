@@ -12,10 +12,8 @@
 package erasuretest
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,8 +28,22 @@ type Options struct {
 	// TopicArns are the erasure topic's ARNs when the channel is not in the
 	// app (the usual case for a store team).
 	TopicArns []string
-	// Context is the app's context (feature flags, the team's own keys).
+	// Context is the app's context (feature flags, the team's own keys),
+	// over the kit's defaults (DefaultContext).
 	Context map[string]any
+}
+
+// DefaultContext is the context the kit synthesizes with unless Options
+// says otherwise: CDK's built-in CloudFormation validation (cfn-lint's rules)
+// as errors, annotations (cdk-nag's findings) in the validation report, and
+// the in-memory app mode, in which a failed synth raises every violation in
+// its error instead of only the report's file name.
+func DefaultContext() map[string]any {
+	return map[string]any{
+		"@aws-cdk/core:validateAgainstDefaultRules":   true,
+		"@aws-cdk/core:annotationsInValidationReport": true,
+		"@aws-cdk/core:appMode":                       "inmemory",
+	}
 }
 
 // Result is what a synth produced.
@@ -40,13 +52,21 @@ type Result struct {
 	Dir string
 	// Stores are the stores the check found subscribed to the erasure topic.
 	Stores []erasurecheck.Store
-	// Lines are every problem line; Synth has already failed the test with them.
+	// Lines are every line that failed the synth, as CDK reported them:
+	// "[construct path (logical id)] description" for each violation of its
+	// validation report (the channel's check, the CloudFormation validator,
+	// cdk-nag), and each construct validation's "[path] message". Synth has
+	// already failed the test with them.
 	Lines []string
+	// Violations are every entry of CDK's validation report, warnings included.
+	Violations []erasurecheck.ReportedViolation
+	// Err is the error app.Synth raised ("" when it returned).
+	Err string
 }
 
 // Synth builds an app with build, synthesizes it with the app-wide check,
-// and reports every problem line with t.Errorf. It returns what it found so a
-// test can assert more (a store it expected, the lines of a refusal test).
+// and reports every line that failed the synth with t.Errorf. It returns what
+// it found so a test can assert more (a store it expected, a refusal's lines).
 func Synth(t testing.TB, opts Options, build func(app awscdk.App)) Result {
 	t.Helper()
 	res := Collect(t, opts, build)
@@ -57,11 +77,14 @@ func Synth(t testing.TB, opts Options, build func(app awscdk.App)) Result {
 }
 
 // Collect is Synth without failing the test: for tests that expect refusals.
+// Its lines come from what CDK raised and reported, never from the check's
+// own state, and a synth that failed for a reason the kit cannot decode is
+// still a line: it never returns no lines for a failed synth.
 func Collect(t testing.TB, opts Options, build func(app awscdk.App)) Result {
 	t.Helper()
 	check := erasurecheck.NewPlugin(erasurecheck.Config{TopicArns: opts.TopicArns})
 	dir := t.TempDir()
-	ctx := map[string]any{}
+	ctx := DefaultContext()
 	for k, v := range opts.Context {
 		ctx[k] = v
 	}
@@ -69,71 +92,26 @@ func Collect(t testing.TB, opts Options, build func(app awscdk.App)) Result {
 	awscdk.Validations_Of(app).AddPlugins(check)
 	build(app)
 	res := Result{Dir: dir}
-	var panicked string
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				panicked = fmt.Sprint(r)
+				res.Err = fmt.Sprint(r)
 			}
 		}()
 		app.Synth(nil)
 	}()
 	res.Stores = check.Stores()
-	res.Lines = append(problemLines(panicked), check.Problems().Strings()...)
-	if panicked == "" {
-		return res
+	res.Lines = erasurecheck.ConstructValidationLines(res.Err)
+	vs, err := erasurecheck.ReadValidationReport(dir)
+	switch {
+	case err == nil:
+		res.Violations = vs
+		res.Lines = append(res.Lines, erasurecheck.FailingLines(vs)...)
+	case !errors.Is(err, erasurecheck.ErrNoReport):
+		res.Lines = append(res.Lines, err.Error())
 	}
-	if len(res.Lines) == 0 {
-		res.Lines = reportLines(dir)
-	}
-	if len(res.Lines) == 0 { // never pass silently: a failed synth is a failed test
-		res.Lines = []string{strings.SplitN(strings.TrimSpace(panicked), "\n", 2)[0]}
+	if res.Err != "" && len(res.Lines) == 0 { // never pass silently: a failed synth is a failed test
+		res.Lines = []string{strings.SplitN(strings.TrimSpace(res.Err), "\n", 2)[0]}
 	}
 	return res
-}
-
-// reportLines reads the violations of CDK's validation report (cdk-nag's
-// findings with @aws-cdk/core:annotationsInValidationReport).
-func reportLines(dir string) []string {
-	b, err := os.ReadFile(filepath.Join(dir, "validation-report.json"))
-	if err != nil {
-		return nil
-	}
-	var rep struct {
-		PluginReports []struct {
-			Violations []struct {
-				RuleName           string
-				Description        string
-				ViolatingResources []struct{ ConstructPath string }
-			}
-		}
-	}
-	if json.Unmarshal(b, &rep) != nil {
-		return nil
-	}
-	var out []string
-	for _, pr := range rep.PluginReports {
-		for _, v := range pr.Violations {
-			for _, r := range v.ViolatingResources {
-				out = append(out, fmt.Sprintf("[%s] %s: %s", r.ConstructPath, v.RuleName, v.Description))
-			}
-			if len(v.ViolatingResources) == 0 {
-				out = append(out, v.RuleName+": "+v.Description)
-			}
-		}
-	}
-	return out
-}
-
-// problemLines keeps the "[construct path] problem" lines of CDK's
-// validation panic, without its stack trace.
-func problemLines(msg string) []string {
-	var out []string
-	for _, l := range strings.Split(msg, "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "[") && strings.Contains(l, "] ") {
-			out = append(out, l)
-		}
-	}
-	return out
 }

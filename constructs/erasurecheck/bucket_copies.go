@@ -1,0 +1,262 @@
+package erasurecheck
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
+)
+
+// BitmapBucket is a bitmap store's bucket as the template deploys it.
+type BitmapBucket struct {
+	BucketID      string         // logical id of the AWS::S3::Bucket
+	Prefix        string         // the library's prefix, from the handler's environment
+	ReadTTLMillis int            // the read TTL, from the handler's environment
+	Properties    map[string]any // the bucket's CloudFormation properties
+	// LingeringDays is the longest any copy of an erased id can survive
+	// (noncurrent versions, backups' recovery points), in days; 0 when no
+	// copy is bounded.
+	LingeringDays int
+	// LingeringCopies names each bounded copy and its bound, e.g.
+	// "noncurrent versions 30 d", "backup plan Plan 7 d".
+	LingeringCopies []string
+
+	t *template
+}
+
+// NoncurrentVersionExpiryDays is the shortest noncurrent-version expiry of an
+// enabled rule covering the whole prefix, or 0 if none does.
+func (b *BitmapBucket) NoncurrentVersionExpiryDays() int {
+	best := 0
+	for _, r := range BucketShapeOf(b.Properties).Rules {
+		if !covers(r, b.Prefix) {
+			continue
+		}
+		d := num(dig(r, "NoncurrentVersionExpiration", "NoncurrentDays"), 0)
+		if d == 0 {
+			d = num(r["NoncurrentVersionExpirationInDays"], 0)
+		}
+		if d > 0 && (best == 0 || d < best) {
+			best = d
+		}
+	}
+	return best
+}
+
+// bucketOf resolves a handler's ERASURE_BITMAP_BUCKET to a bucket of the assembly.
+func (a *assembly) bucketOf(t *template, v any) (*template, string, bool) {
+	if v == nil {
+		return nil, "", false
+	}
+	id := a.ident(t, v)
+	bt, bid, ok := a.resourceOf(id)
+	if !ok {
+		bt, bid, ok = a.byAlias("arn:aws:s3:::"+id, "AWS::S3::Bucket")
+	}
+	if !ok || bt.Resources[bid].Type != "AWS::S3::Bucket" {
+		return nil, "", false
+	}
+	return bt, bid, true
+}
+
+// archiveTiers are Intelligent-Tiering tiers a GET cannot read without a restore.
+var archiveTiers = map[string]bool{"ARCHIVE_ACCESS": true, "DEEP_ARCHIVE_ACCESS": true}
+
+// overlaps says whether a configuration's prefix and the library's overlap.
+func overlaps(p, prefix string) bool {
+	return strings.HasPrefix(prefix, p) || strings.HasPrefix(p, prefix)
+}
+
+// checkBucketCopies refuses or bounds every copy of the bucket's objects that
+// subject erasure never reaches: replicas, archive tiers, backups. It sets the
+// bucket's lingering bound from the copies it bounds.
+func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants) {
+	b := s.Bitmap
+	bp := s.Path + ".bitmapBucket"
+	props := b.Properties
+	if rc, ok := field(props, "ReplicationConfiguration").(map[string]any); ok {
+		for i, r := range listOf(field(rc, "Rules")) {
+			rm, _ := r.(map[string]any)
+			if !enabled(rm) || !overlaps(rulePrefix(rm), b.Prefix) {
+				continue
+			}
+			name := fmt.Sprintf("%s.replication[%d]", bp, i)
+			if id, ok := field(rm, "Id").(string); ok && id != "" {
+				name = fmt.Sprintf("%s.replication[%s]", bp, id)
+			}
+			f.add(b.BucketID, name, timing.BreaksErasure, "replicates %q to another bucket: the replica keeps every generation subject erasure deletes here, without bound; remove the rule or keep it off the library's prefix", b.Prefix)
+		}
+	}
+	for i, cfg := range listOf(field(props, "IntelligentTieringConfigurations")) {
+		cm, _ := cfg.(map[string]any)
+		if !enabled(cm) || !overlaps(rulePrefix(cm), b.Prefix) {
+			continue
+		}
+		for _, tier := range listOf(field(cm, "Tierings")) {
+			tm, _ := tier.(map[string]any)
+			if at, _ := field(tm, "AccessTier").(string); archiveTiers[at] {
+				name := fmt.Sprintf("%s.intelligentTiering[%d]", bp, i)
+				if id, ok := field(cm, "Id").(string); ok && id != "" {
+					name = fmt.Sprintf("%s.intelligentTiering[%s]", bp, id)
+				}
+				f.add(b.BucketID, name, timing.BreaksErasure, "moves objects under %q to %s after %d days: a GET needs a restore first, so the store can no longer read, erase or verify them; remove the archive tier", rulePrefix(cm), at, num(field(tm, "Days"), 0))
+				break
+			}
+		}
+	}
+	bound := b.NoncurrentVersionExpiryDays()
+	if bound > 0 {
+		b.LingeringDays = bound
+		b.LingeringCopies = append(b.LingeringCopies, fmt.Sprintf("noncurrent versions %d d", bound))
+	}
+	limit := bound
+	if limit == 0 {
+		limit = c.NoncurrentVersionExpiryCapDays
+	}
+	a.checkBackups(f, b, bp, limit)
+}
+
+// checkBackups: a backup of the bucket keeps erased generations in its
+// recovery points. It is refused unless every recovery point (and every copy
+// of one) is deleted within limit days; then it is part of the lingering bound.
+func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp string, limit int) {
+	bucket := aliases(b.t, b.BucketID)
+	tags := bucketTags(b.Properties)
+	for _, t := range a.templates {
+		for _, selID := range sortedIDs(t.Resources) {
+			sel := t.Resources[selID]
+			if sel.Type != "AWS::Backup::BackupSelection" {
+				continue
+			}
+			bs, _ := sel.Properties["BackupSelection"].(map[string]any)
+			if !a.selects(t, bs, bucket, tags) {
+				continue
+			}
+			label := t.Stack + "/" + selID
+			if n, ok := bs["SelectionName"].(string); ok && n != "" {
+				label = n
+			}
+			name := fmt.Sprintf("%s.backups[%s]", bp, label)
+			pt, planID, ok := a.resourceOf(a.ident(t, sel.Properties["BackupPlanId"]))
+			if !ok || pt.Resources[planID].Type != "AWS::Backup::BackupPlan" {
+				f.add(b.BucketID, name, timing.BreaksErasure, "a backup selection includes the bucket under a plan outside this app: its recovery points keep erased ids for a time the check cannot see; remove the bucket from it or declare the plan here with a deletion within %d days", limit)
+				continue
+			}
+			longest, unbounded := 0, false
+			plan, _ := pt.Resources[planID].Properties["BackupPlan"].(map[string]any)
+			for _, rule := range listOf(plan["BackupPlanRule"]) {
+				rm, _ := rule.(map[string]any)
+				lifecycles := []any{rm["Lifecycle"]}
+				for _, ca := range listOf(rm["CopyActions"]) {
+					cam, _ := ca.(map[string]any)
+					lifecycles = append(lifecycles, cam["Lifecycle"])
+				}
+				for _, lc := range lifecycles {
+					lm, _ := lc.(map[string]any)
+					d := num(lm["DeleteAfterDays"], 0)
+					if d == 0 {
+						unbounded = true
+					}
+					longest = max(longest, d)
+				}
+			}
+			switch {
+			case unbounded:
+				f.add(b.BucketID, name, timing.BreaksErasure, "backup plan %s keeps recovery points of the bucket (or copies of them) with no DeleteAfterDays: erased ids survive in them without bound; delete them within %d days", planID, limit)
+			case longest > limit:
+				f.add(b.BucketID, name, timing.AboveCap, "backup plan %s keeps recovery points of the bucket for %d days, above the store's noncurrent-version bound of %d days: erased ids would outlive the declared bound; delete them within %d days", planID, longest, limit, limit)
+			default:
+				b.LingeringDays = max(b.LingeringDays, longest)
+				b.LingeringCopies = append(b.LingeringCopies, fmt.Sprintf("backup plan %s %d d", planID, longest))
+			}
+		}
+	}
+}
+
+// selects says whether a backup selection includes the bucket: by resource
+// ARN (wildcards included) or by one of its tags, and not excluded.
+func (a *assembly) selects(t *template, bs map[string]any, bucket []string, tags map[string]string) bool {
+	for _, r := range listOf(bs["NotResources"]) {
+		if coversAny(a.ident(t, r), bucket) {
+			return false
+		}
+	}
+	for _, r := range listOf(bs["Resources"]) {
+		if coversAny(a.ident(t, r), bucket) {
+			return true
+		}
+	}
+	for _, lt := range listOf(bs["ListOfTags"]) {
+		m, _ := lt.(map[string]any)
+		k, _ := m["ConditionKey"].(string)
+		v, _ := m["ConditionValue"].(string)
+		if val, ok := tags[k]; ok && (v == "" || globMatch(v, val)) {
+			return true
+		}
+	}
+	return false
+}
+
+func bucketTags(props map[string]any) map[string]string {
+	out := map[string]string{}
+	for _, t := range listOf(props["Tags"]) {
+		m, _ := t.(map[string]any)
+		k, _ := m["Key"].(string)
+		v, _ := m["Value"].(string)
+		out[k] = v
+	}
+	return out
+}
+
+// bucketKey is the KMS key the bucket's default encryption names, "" if none.
+func (a *assembly) bucketKey(b *BitmapBucket) string {
+	enc, _ := field(b.Properties, "BucketEncryption").(map[string]any)
+	for _, r := range listOf(field(enc, "ServerSideEncryptionConfiguration")) {
+		rm, _ := r.(map[string]any)
+		def, _ := field(rm, "ServerSideEncryptionByDefault").(map[string]any)
+		if k := field(def, "KMSMasterKeyID"); k != nil {
+			return a.ident(b.t, k)
+		}
+	}
+	return ""
+}
+
+// checkSharedKeys: each key has one job. A bitmap bucket under the erasure
+// topic's key or a store queue's key would let a grant for one reach the
+// other (a publisher, SNS, a store's handler).
+func (a *assembly) checkSharedKeys(stores []*storeCheck, topics topicRefs) Findings {
+	var out Findings
+	for _, sc := range stores {
+		b := sc.store.Bitmap
+		if b == nil {
+			continue
+		}
+		key := a.bucketKey(b)
+		if key == "" {
+			continue
+		}
+		f := findings{t: b.t}
+		name := sc.store.Path + ".bitmapBucket.encryptionKey"
+		if a.isTopicKey(topics, key) {
+			f.add(b.BucketID, name, timing.Invalid, "the bucket is under the erasure topic's key: a publisher's key grant would reach the store's data; give the bucket a key of its own")
+		}
+		for _, other := range stores {
+			o := other.store
+			var shared []string
+			for _, qid := range []string{o.QueueID, o.DeadLetterID} {
+				if qid == "" {
+					continue
+				}
+				if k := a.ident(other.t, other.t.Resources[qid].Properties["KmsMasterKeyId"]); k != "" && k == key {
+					shared = append(shared, qid)
+				}
+			}
+			if len(shared) > 0 {
+				f.add(b.BucketID, name, timing.Invalid, "the bucket shares the key of store %s's erasure queues (%s): SNS's and the event source's grants on it would reach the store's data; give the bucket a key of its own", o.Spec.Name, strings.Join(shared, ", "))
+			}
+		}
+		out = append(out, f.out...)
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package erasurecheck
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// maxIdentDepth bounds the references followed to render one value (imports
+// of imports, parameters of nested stacks): it also stops a cycle.
+const maxIdentDepth = 24
+
+// ident renders a CloudFormation value as one comparable string. A literal
+// stays itself; a reference to a resource, by Ref or Fn::GetAtt whatever the
+// attribute, becomes "res:<template file>#<logical id>" (a queue's URL and
+// its ARN name the same queue); pseudo parameters resolve from the stack's
+// environment; Fn::ImportValue resolves to the exporting stack's value; a
+// nested stack's parameter to what its parent passes; Fn::Join and Fn::Sub
+// to their parts. It returns "" when any part is unknown.
+func (a *assembly) ident(t *template, v any) string { return a.identAt(t, v, 0) }
+
+func (a *assembly) identAt(t *template, v any, depth int) string {
+	if depth > maxIdentDepth || t == nil {
+		return ""
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case map[string]any:
+		if len(x) != 1 {
+			return ""
+		}
+		if r, ok := x["Ref"].(string); ok {
+			return a.refIdent(t, r, "", depth)
+		}
+		if id := refID(x); id != "" { // Fn::GetAtt
+			if _, ok := t.Resources[id]; ok {
+				return resIdent(t, id)
+			}
+			return ""
+		}
+		if n, ok := x["Fn::ImportValue"]; ok {
+			name := a.identAt(t, n, depth+1)
+			if e, ok := a.exports[name]; ok && name != "" {
+				return a.identAt(e.t, e.value, depth+1)
+			}
+			return ""
+		}
+		if j, ok := x["Fn::Join"].([]any); ok && len(j) == 2 {
+			sep, _ := j[0].(string)
+			parts, _ := j[1].([]any)
+			out := make([]string, 0, len(parts))
+			for _, p := range parts {
+				s := a.identAt(t, p, depth+1)
+				if s == "" {
+					return ""
+				}
+				out = append(out, s)
+			}
+			return strings.Join(out, sep)
+		}
+		if sub, ok := x["Fn::Sub"]; ok {
+			return a.subIdent(t, sub, depth)
+		}
+	}
+	return ""
+}
+
+// refIdent renders Ref name (or ${name} in Fn::Sub, with attr for ${name.attr}).
+func (a *assembly) refIdent(t *template, name, attr string, depth int) string {
+	switch name {
+	case "AWS::URLSuffix":
+		return "amazonaws.com"
+	case "AWS::Partition":
+		return "aws"
+	case "AWS::Region":
+		return t.Region
+	case "AWS::AccountId":
+		return t.Account
+	}
+	if _, ok := t.Resources[name]; ok {
+		return resIdent(t, name)
+	}
+	if _, ok := t.Parameters[name]; ok && attr == "" {
+		if v, ok := t.parentParams[name]; ok && t.parent != nil {
+			return a.identAt(t.parent, v, depth+1)
+		}
+	}
+	return ""
+}
+
+var subVar = regexp.MustCompile(`\$\{([^}!][^}]*)\}`)
+
+func (a *assembly) subIdent(t *template, sub any, depth int) string {
+	var text string
+	vars := map[string]any{}
+	switch s := sub.(type) {
+	case string:
+		text = s
+	case []any:
+		if len(s) != 2 {
+			return ""
+		}
+		text, _ = s[0].(string)
+		vars, _ = s[1].(map[string]any)
+	}
+	unknown := false
+	out := subVar.ReplaceAllStringFunc(text, func(m string) string {
+		name := m[2 : len(m)-1]
+		var r string
+		if v, ok := vars[name]; ok {
+			r = a.identAt(t, v, depth+1)
+		} else {
+			base, attr, _ := strings.Cut(name, ".")
+			r = a.refIdent(t, base, attr, depth)
+		}
+		if r == "" {
+			unknown = true
+		}
+		return r
+	})
+	if unknown {
+		return ""
+	}
+	return strings.ReplaceAll(out, "${!", "${")
+}
+
+func resIdent(t *template, id string) string { return "res:" + t.Path + "#" + id }
+
+// resourceOf returns the template and logical id an identity names, if it
+// names a resource of the assembly.
+func (a *assembly) resourceOf(ident string) (*template, string, bool) {
+	rest, ok := strings.CutPrefix(ident, "res:")
+	if !ok {
+		return nil, "", false
+	}
+	file, id, ok := strings.Cut(rest, "#")
+	if !ok {
+		return nil, "", false
+	}
+	for _, t := range a.templates {
+		if t.Path == file {
+			_, found := t.Resources[id]
+			return t, id, found
+		}
+	}
+	return nil, "", false
+}
+
+// aliases are every identity a resource is known by: its reference, and the
+// literal ARN its physical name gives where the template names it and the
+// stack's environment is known.
+func aliases(t *template, id string) []string {
+	out := []string{resIdent(t, id)}
+	r := t.Resources[id]
+	name := func(key string) string { s, _ := r.Properties[key].(string); return s }
+	known := t.Account != "" && t.Region != ""
+	switch r.Type {
+	case "AWS::SQS::Queue":
+		if n := name("QueueName"); n != "" && known {
+			out = append(out, fmt.Sprintf("arn:aws:sqs:%s:%s:%s", t.Region, t.Account, n))
+		}
+	case "AWS::SNS::Topic":
+		if n := name("TopicName"); n != "" && known {
+			out = append(out, fmt.Sprintf("arn:aws:sns:%s:%s:%s", t.Region, t.Account, n))
+		}
+	case "AWS::S3::Bucket":
+		if n := name("BucketName"); n != "" {
+			out = append(out, "arn:aws:s3:::"+n)
+		}
+	}
+	return out
+}
+
+// sqsURLToARN turns a queue URL (https://sqs.<region>.amazonaws.com/<account>/<name>)
+// into its ARN; any other string is returned unchanged.
+func sqsURLToARN(s string) string {
+	rest, ok := strings.CutPrefix(s, "https://sqs.")
+	if !ok {
+		return s
+	}
+	host, p, ok := strings.Cut(rest, "/")
+	region, _, _ := strings.Cut(host, ".")
+	acct, name, ok2 := strings.Cut(p, "/")
+	if !ok || !ok2 || region == "" || acct == "" || name == "" || strings.Contains(name, "/") {
+		return s
+	}
+	return fmt.Sprintf("arn:aws:sqs:%s:%s:%s", region, acct, name)
+}
+
+// arnAccount is the account field of an ARN, "" if s is not one.
+func arnAccount(s string) string {
+	f := strings.SplitN(s, ":", 6)
+	if len(f) < 6 || f[0] != "arn" {
+		return ""
+	}
+	return f[4]
+}
+
+// globMatch matches an IAM resource or action pattern (* and ?) against s.
+func globMatch(pattern, s string) bool {
+	if pattern == "" {
+		return false
+	}
+	if !strings.ContainsAny(pattern, "*?") {
+		return pattern == s
+	}
+	ok, err := path.Match(strings.ReplaceAll(pattern, "/", "\x00"), strings.ReplaceAll(s, "/", "\x00"))
+	return err == nil && ok
+}
+
+// coversAny says whether a statement resource pattern names one of targets.
+// A reference to a resource followed by a suffix (a bucket's ARN + "/prefix*")
+// is matched as a pattern too.
+func coversAny(pattern string, targets []string) bool {
+	for _, t := range targets {
+		if globMatch(pattern, t) {
+			return true
+		}
+	}
+	return false
+}
+
+func uniqueSorted(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

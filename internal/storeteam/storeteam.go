@@ -1,0 +1,344 @@
+// Package storeteam is a store team's CDK app as the README shows it: the
+// erasure channel imported by ARN from the channel's account, stores built
+// by hand (and with ErasureSubscriber), and the app-wide check installed in
+// one line. Each Case is one stack: a clean store, or one broken the way a
+// team might break it, with the lines its synth must fail with. The refusal
+// tests synthesize these cases through the pinned CDK CLI and in-process.
+package storeteam
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsbackup"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awspipes"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasure"
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/contract"
+)
+
+// The channel as a store team imports it: the channel stack's outputs.
+const (
+	Region           = "eu-west-1"
+	ChannelAccount   = "111111111111"
+	StoreAccount     = "222222222222"
+	TopicArn         = "arn:aws:sns:" + Region + ":" + ChannelAccount + ":erasure-topic"
+	ResponseQueueArn = "arn:aws:sqs:" + Region + ":" + ChannelAccount + ":erasure-responses"
+	ResponseKeyArn   = "arn:aws:kms:" + Region + ":" + ChannelAccount + ":key/00000000-0000-4000-8000-000000000000"
+)
+
+// Install is the README's one line: the app-wide check over every template.
+func Install(app awscdk.App) {
+	awscdk.Validations_Of(app).AddPlugins(erasurecheck.NewPlugin(erasurecheck.Config{TopicArns: []string{TopicArn}}))
+}
+
+// Shape is a hand-rolled store: every setting right unless a field changes it.
+type Shape struct {
+	RawOff, Filter, NoDLQ, NoHandler, Disabled, NoPartial, ReservedZero   bool
+	NoKey, AWSManagedKey, L1EventSource, UnscopedKeyPolicy, NoQueuePolicy bool
+	FIFO, LambdaSubscription                                              bool
+	NoResponseEnv, NoResponseSend, NoResponseKey                          bool
+	PipeReader, PollerRole, OtherAccountReader, Nested                    bool
+	Visibility, Retention, DLQRetention, Timeout, MaxReceive, Window      int
+}
+
+// BucketShape is a bitmap store (ErasureSubscriber + BitmapStoreBucket) whose
+// bucket a team changed past the construct: escape hatches, direct rules,
+// backups and keys.
+type BucketShape struct {
+	DirectExpiry, VersioningSuspended, Replication, ArchiveTier, QueueKey bool
+	BackupDays                                                            int // 0: no backup; -1: a plan that never deletes
+}
+
+// Case is one stack of the app and the lines its synth must fail with, each
+// ".property: Type" of a line about this case's store.
+type Case struct {
+	Name   string
+	Store  *Shape
+	Bucket *BucketShape
+	Want   []string
+}
+
+// Stack is the case's stack name: every line about it names this path.
+func (c Case) Stack(i int) string { return fmt.Sprintf("Case%02d", i) }
+
+// Cases are the app's stacks: clean ones first, then one broken way each.
+func Cases() []Case {
+	c := contract.Channel()
+	T, N := c.HandlerTimeoutCapSeconds, c.MaxReceiveCount
+	return []Case{
+		{Name: "clean", Store: &Shape{}},
+		{Name: "clean-bitmap", Bucket: &BucketShape{}},
+		{Name: "clean-bitmap-bounded-backup", Bucket: &BucketShape{BackupDays: 7}},
+		{Name: "raw-delivery-off", Store: &Shape{RawOff: true}, Want: []string{".rawMessageDelivery: Invalid"}},
+		{Name: "filter-policy", Store: &Shape{Filter: true}, Want: []string{".filterPolicy: BreaksErasure"}},
+		{Name: "unencrypted", Store: &Shape{NoKey: true}, Want: []string{".encryptionKey: Missing"}},
+		{Name: "aws-managed-key", Store: &Shape{AWSManagedKey: true}, Want: []string{".encryptionKey: BreaksErasure"}},
+		{Name: "visibility", Store: &Shape{Visibility: 100}, Want: []string{".visibilityTimeout: NotDerived"}},
+		{Name: "visibility-below-timeout", Store: &Shape{Visibility: 30}, Want: []string{".visibilityTimeout: NotDerived", "Queue visibility timeout (30) is less than Function timeout (60)"}}, // the second line: CDK's built-in validator (E3505)
+		{Name: "no-dlq", Store: &Shape{NoDLQ: true}, Want: []string{".deadLetterQueue: Missing"}},
+		{Name: "max-receive", Store: &Shape{MaxReceive: N * 2}, Want: []string{".maxReceiveCount: AboveCap"}},
+		{Name: "retention", Store: &Shape{Retention: 14 * 86400}, Want: []string{".retentionPeriod: NotDerived"}},
+		{Name: "dlq-retention", Store: &Shape{DLQRetention: 3600}, Want: []string{".deadLetterQueue.retentionPeriod: NotDerived"}},
+		{Name: "handler-timeout", Store: &Shape{Timeout: T + 1}, Want: []string{".handlerTimeout: AboveCap"}},
+		{Name: "no-partial-batch", Store: &Shape{NoPartial: true}, Want: []string{".reportBatchItemFailures: Missing"}},
+		{Name: "disabled-event-source", Store: &Shape{Disabled: true}, Want: []string{".eventSource: BreaksErasure"}},
+		{Name: "batching-window", Store: &Shape{Window: 300}, Want: []string{".maxBatchingWindow: BreaksTiming"}},
+		{Name: "reserved-zero", Store: &Shape{ReservedZero: true}, Want: []string{".reservedConcurrency: BreaksErasure"}},
+		{Name: "role-cannot-decrypt", Store: &Shape{L1EventSource: true}, Want: []string{".handlerRole: Missing"}},
+		{Name: "unscoped-key-policy", Store: &Shape{UnscopedKeyPolicy: true}, Want: []string{".encryptionKey: ConfusedDeputy"}},
+		{Name: "no-queue-policy", Store: &Shape{NoQueuePolicy: true}, Want: []string{".queuePolicy: BreaksErasure"}},
+		{Name: "no-handler", Store: &Shape{NoHandler: true}, Want: []string{".handler: Missing"}},
+		{Name: "fifo", Store: &Shape{FIFO: true}, Want: []string{".queue: FIFO"}},
+		{Name: "lambda-subscription", Store: &Shape{LambdaSubscription: true}, Want: []string{".protocol: Invalid"}},
+		{Name: "no-response-queue", Store: &Shape{NoResponseEnv: true}, Want: []string{".responseQueue: Missing"}},
+		{Name: "cannot-send-answers", Store: &Shape{NoResponseSend: true}, Want: []string{".responseQueue: Missing"}},
+		{Name: "cannot-use-response-key", Store: &Shape{NoResponseKey: true}, Want: []string{".responseQueue: Missing"}},
+		{Name: "pipe-reads-queue", Store: &Shape{PipeReader: true}, Want: []string{".readers: BreaksErasure", ".readers: BreaksErasure"}}, // the pipe, and its role
+		{Name: "poller-role", Store: &Shape{PollerRole: true}, Want: []string{".readers: BreaksErasure"}},
+		{Name: "other-account-reads", Store: &Shape{OtherAccountReader: true}, Want: []string{".readers: BreaksErasure"}},
+		{Name: "nested-stack", Store: &Shape{Nested: true, RawOff: true}, Want: []string{".rawMessageDelivery: Invalid"}},
+		{Name: "several", Store: &Shape{RawOff: true, NoDLQ: true, Visibility: 100}, Want: []string{".rawMessageDelivery: Invalid", ".deadLetterQueue: Missing", ".visibilityTimeout: NotDerived"}},
+		{Name: "bucket-direct-expiry", Bucket: &BucketShape{DirectExpiry: true}, Want: []string{".bitmapBucket.lifecycleRules[Direct].expiration: BreaksErasure"}},
+		{Name: "bucket-versioning-suspended", Bucket: &BucketShape{VersioningSuspended: true}, Want: []string{".bitmapBucket.versioned: Invalid"}},
+		{Name: "bucket-replication", Bucket: &BucketShape{Replication: true}, Want: []string{".bitmapBucket.replication[Replica]: BreaksErasure"}},
+		{Name: "bucket-archive-tier", Bucket: &BucketShape{ArchiveTier: true}, Want: []string{".bitmapBucket.intelligentTiering[Archive]: BreaksErasure"}},
+		{Name: "bucket-backup-forever", Bucket: &BucketShape{BackupDays: -1}, Want: []string{".bitmapBucket.backups[bitmap-bucket]: BreaksErasure"}},
+		{Name: "bucket-backup-too-long", Bucket: &BucketShape{BackupDays: 90}, Want: []string{".bitmapBucket.backups[bitmap-bucket]: AboveCap"}},
+		{Name: "bucket-under-queue-key", Bucket: &BucketShape{QueueKey: true}, Want: []string{".bitmapBucket.encryptionKey: Invalid"}},
+	}
+}
+
+// Build adds one stack per case to app, in the store account.
+func Build(app awscdk.App, cases []Case) {
+	env := &awscdk.Environment{Account: jsii.String(StoreAccount), Region: jsii.String(Region)}
+	for i, c := range cases {
+		stack := awscdk.NewStack(app, jsii.String(c.Stack(i)), &awscdk.StackProps{Env: env})
+		switch {
+		case c.Store != nil:
+			scope := constructs.Construct(stack)
+			if c.Store.Nested {
+				scope = awscdk.NewNestedStack(stack, jsii.String("Nested"), nil)
+			}
+			c.Store.Build(scope)
+		case c.Bucket != nil:
+			c.Bucket.Build(stack, fmt.Sprintf("case-%02d", i))
+		}
+	}
+}
+
+// imported is the channel as seen from a store stack.
+func imported(scope constructs.Construct) (awssns.ITopic, awssqs.IQueue) {
+	topic := awssns.Topic_FromTopicArn(scope, jsii.String("ErasureTopic"), jsii.String(TopicArn))
+	rq := awssqs.Queue_FromQueueAttributes(scope, jsii.String("ErasureResponseQueue"), &awssqs.QueueAttributes{
+		QueueArn: jsii.String(ResponseQueueArn), KeyArn: jsii.String(ResponseKeyArn),
+	})
+	return topic, rq
+}
+
+func secs(n int) awscdk.Duration { return awscdk.Duration_Seconds(jsii.Number(float64(n))) }
+
+// handlerProps is a Node.js handler, as a TypeScript store team would write it.
+func handlerProps() *awslambda.FunctionProps {
+	return &awslambda.FunctionProps{
+		Runtime: awslambda.Runtime_NODEJS_22_X(),
+		Handler: jsii.String("index.handler"),
+		Code:    awslambda.Code_FromInline(jsii.String("exports.handler = async () => ({ batchItemFailures: [] })")),
+	}
+}
+
+// Build builds the hand-rolled store in scope.
+func (h Shape) Build(scope constructs.Construct) {
+	c := contract.Channel()
+	or := func(v, def int) int {
+		if v != 0 {
+			return v
+		}
+		return def
+	}
+	topic, responses := imported(scope)
+	timeout := or(h.Timeout, c.HandlerTimeoutCapSeconds)
+	key := awskms.NewKey(scope, jsii.String("Key"), &awskms.KeyProps{EnableKeyRotation: jsii.Bool(true)})
+	enc := func(p *awssqs.QueueProps) {
+		switch {
+		case h.NoKey:
+			p.Encryption = awssqs.QueueEncryption_SQS_MANAGED
+		case h.AWSManagedKey:
+			p.Encryption = awssqs.QueueEncryption_KMS_MANAGED
+		default:
+			p.Encryption, p.EncryptionMasterKey = awssqs.QueueEncryption_KMS, key
+		}
+		if h.FIFO {
+			p.Fifo = jsii.Bool(true)
+		}
+	}
+	qp := &awssqs.QueueProps{
+		VisibilityTimeout: secs(or(h.Visibility, c.VisibilityTimeoutMultiplier*timeout)),
+		RetentionPeriod:   secs(or(h.Retention, c.QueueRetentionSeconds)),
+	}
+	enc(qp)
+	if !h.NoDLQ {
+		dp := &awssqs.QueueProps{RetentionPeriod: secs(or(h.DLQRetention, c.QueueRetentionSeconds))}
+		enc(dp)
+		qp.DeadLetterQueue = &awssqs.DeadLetterQueue{Queue: awssqs.NewQueue(scope, jsii.String("DLQ"), dp),
+			MaxReceiveCount: jsii.Number(float64(or(h.MaxReceive, c.MaxReceiveCount)))}
+	}
+	q := awssqs.NewQueue(scope, jsii.String("Queue"), qp)
+	l1 := h.UnscopedKeyPolicy || h.NoQueuePolicy || h.AWSManagedKey || h.FIFO || h.LambdaSubscription
+	if l1 {
+		// An L1 subscription: the team writes the key and queue policies itself.
+		sns := awsiam.NewServicePrincipal(jsii.String("sns.amazonaws.com"), nil)
+		scoped := &map[string]interface{}{"ArnEquals": map[string]interface{}{"aws:SourceArn": topic.TopicArn()}}
+		keyStmt := &awsiam.PolicyStatementProps{Resources: jsii.Strings("*"), Actions: jsii.Strings("kms:Decrypt", "kms:GenerateDataKey"), Principals: &[]awsiam.IPrincipal{sns}}
+		if !h.UnscopedKeyPolicy {
+			keyStmt.Conditions = scoped
+		}
+		if !h.AWSManagedKey {
+			key.AddToResourcePolicy(awsiam.NewPolicyStatement(keyStmt), nil)
+		}
+		if !h.NoQueuePolicy {
+			q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Resources: jsii.Strings(*q.QueueArn()),
+				Actions: jsii.Strings("sqs:SendMessage"), Principals: &[]awsiam.IPrincipal{sns}, Conditions: scoped}))
+		}
+	} else {
+		sp := &awssnssubscriptions.SqsSubscriptionProps{RawMessageDelivery: jsii.Bool(!h.RawOff)}
+		if h.Filter {
+			sp.FilterPolicy = &map[string]awssns.SubscriptionFilter{"type": awssns.SubscriptionFilter_StringFilter(&awssns.StringConditions{Allowlist: jsii.Strings("erasure/ERASE")})}
+		}
+		topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(q, sp))
+	}
+	if h.OtherAccountReader {
+		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Resources: jsii.Strings(*q.QueueArn()),
+			Actions: jsii.Strings("sqs:ReceiveMessage", "sqs:DeleteMessage"), Principals: &[]awsiam.IPrincipal{awsiam.NewAccountPrincipal(jsii.String("333333333333"))}}))
+	}
+	if h.NoHandler {
+		if l1 {
+			subscribeL1(scope, topic, q, h)
+		}
+		return
+	}
+	fp := handlerProps()
+	fp.Timeout = secs(timeout)
+	if !h.NoResponseEnv {
+		fp.Environment = &map[string]*string{contract.EnvResponseQueueURL: responses.QueueUrl(), contract.EnvQueueURL: q.QueueUrl()}
+	}
+	if h.ReservedZero {
+		fp.ReservedConcurrentExecutions = jsii.Number(0)
+	}
+	fn := awslambda.NewFunction(scope, jsii.String("Handler"), fp)
+	if l1 {
+		if h.LambdaSubscription {
+			awssns.NewCfnSubscription(scope, jsii.String("Subscription"), &awssns.CfnSubscriptionProps{
+				TopicArn: topic.TopicArn(), Protocol: jsii.String("lambda"), Endpoint: fn.FunctionArn()})
+		} else {
+			subscribeL1(scope, topic, q, h)
+		}
+	}
+	if !h.NoResponseSend {
+		responses.Grant(fn, jsii.String("sqs:SendMessage"))
+	}
+	if !h.NoResponseKey {
+		responses.EncryptionMasterKey().Grant(fn, jsii.String("kms:GenerateDataKey"), jsii.String("kms:Decrypt"))
+	}
+	if !h.L1EventSource {
+		q.GrantSendMessages(fn) // pass two (its grant includes kms:Decrypt)
+	}
+	if h.L1EventSource {
+		// The mapping without CDK's grants: the role may not decrypt the queue.
+		awslambda.NewCfnEventSourceMapping(scope, jsii.String("Mapping"), &awslambda.CfnEventSourceMappingProps{
+			FunctionName: fn.FunctionName(), EventSourceArn: q.QueueArn(), BatchSize: jsii.Number(1),
+			FunctionResponseTypes: jsii.Strings("ReportBatchItemFailures"),
+		})
+	} else {
+		esp := &awslambdaeventsources.SqsEventSourceProps{BatchSize: jsii.Number(1), ReportBatchItemFailures: jsii.Bool(!h.NoPartial), Enabled: jsii.Bool(!h.Disabled)}
+		if h.Window > 0 {
+			esp.MaxBatchingWindow = secs(h.Window)
+		}
+		fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, esp))
+	}
+	if h.PipeReader || h.PollerRole {
+		role := awsiam.NewRole(scope, jsii.String("PollerRole"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("pipes.amazonaws.com"), nil)})
+		q.GrantConsumeMessages(role)
+		if h.PipeReader {
+			awspipes.NewCfnPipe(scope, jsii.String("Pipe"), &awspipes.CfnPipeProps{
+				RoleArn: role.RoleArn(), Source: q.QueueArn(), Target: fn.FunctionArn(),
+			})
+		}
+	}
+}
+
+func subscribeL1(scope constructs.Construct, topic awssns.ITopic, q awssqs.IQueue, h Shape) {
+	awssns.NewCfnSubscription(scope, jsii.String("Subscription"), &awssns.CfnSubscriptionProps{
+		TopicArn: topic.TopicArn(), Protocol: jsii.String("sqs"), Endpoint: q.QueueArn(), RawMessageDelivery: jsii.Bool(!h.RawOff),
+	})
+}
+
+// Build builds a bitmap store named name in stack, its bucket changed as b says.
+func (b BucketShape) Build(stack awscdk.Stack, name string) {
+	topic, responses := imported(stack)
+	sub := erasure.NewErasureSubscriber(stack, jsii.String("ErasureSubscriber"), &erasure.ErasureSubscriberProps{
+		Name: name, Topic: topic, ResponseQueue: responses, HandlerProps: handlerProps()})
+	var props *erasure.BitmapStoreBucketProps
+	if b.QueueKey {
+		props = &erasure.BitmapStoreBucketProps{Key: sub.Key}
+	}
+	bucket := erasure.NewBitmapStoreBucket(stack, jsii.String("Bucket"), props)
+	bucket.AttachTo(sub)
+	cfn := bucket.Bucket.Node().DefaultChild().(awss3.CfnBucket)
+	if b.DirectExpiry {
+		// A rule added to the bucket directly: the construct cannot read it
+		// back before synth; the check reads it from the template.
+		bucket.Bucket.AddLifecycleRule(&awss3.LifecycleRule{Id: jsii.String("Direct"), Expiration: awscdk.Duration_Days(jsii.Number(30))})
+	}
+	if b.VersioningSuspended {
+		cfn.AddPropertyOverride(jsii.String("VersioningConfiguration.Status"), "Suspended")
+	}
+	if b.Replication {
+		role := awsiam.NewRole(stack, jsii.String("ReplicationRole"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("s3.amazonaws.com"), nil)})
+		cfn.AddPropertyOverride(jsii.String("ReplicationConfiguration"), map[string]any{
+			"Role": role.RoleArn(),
+			"Rules": []any{map[string]any{"Id": "Replica", "Status": "Enabled", "Prefix": "",
+				"Destination": map[string]any{"Bucket": "arn:aws:s3:::replica-bucket-in-another-region"}}},
+		})
+	}
+	if b.ArchiveTier {
+		cfn.AddPropertyOverride(jsii.String("IntelligentTieringConfigurations"), []any{map[string]any{
+			"Id": "Archive", "Status": "Enabled", "Prefix": "",
+			"Tierings": []any{map[string]any{"AccessTier": "ARCHIVE_ACCESS", "Days": 90}},
+		}})
+	}
+	if b.BackupDays != 0 {
+		lifecycle := &awsbackup.CfnBackupPlan_LifecycleResourceTypeProperty{}
+		if b.BackupDays > 0 {
+			lifecycle.DeleteAfterDays = jsii.Number(float64(b.BackupDays))
+		}
+		vault := awsbackup.NewCfnBackupVault(stack, jsii.String("Vault"), &awsbackup.CfnBackupVaultProps{BackupVaultName: jsii.String(name + "-vault")})
+		plan := awsbackup.NewCfnBackupPlan(stack, jsii.String("Plan"), &awsbackup.CfnBackupPlanProps{
+			BackupPlan: &awsbackup.CfnBackupPlan_BackupPlanResourceTypeProperty{
+				BackupPlanName: jsii.String(name + "-daily"),
+				BackupPlanRule: &[]interface{}{&awsbackup.CfnBackupPlan_BackupRuleResourceTypeProperty{
+					RuleName: jsii.String("daily"), TargetBackupVault: vault.Ref(), ScheduleExpression: jsii.String("cron(0 3 * * ? *)"),
+					Lifecycle: lifecycle,
+				}},
+			},
+		})
+		role := awsiam.NewRole(stack, jsii.String("BackupRole"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("backup.amazonaws.com"), nil)})
+		awsbackup.NewCfnBackupSelection(stack, jsii.String("Selection"), &awsbackup.CfnBackupSelectionProps{
+			BackupPlanId: plan.AttrBackupPlanId(),
+			BackupSelection: &awsbackup.CfnBackupSelection_BackupSelectionResourceTypeProperty{
+				SelectionName: jsii.String("bitmap-bucket"), IamRoleArn: role.RoleArn(), Resources: jsii.Strings(*bucket.Bucket.BucketArn()),
+			},
+		})
+	}
+}
