@@ -198,3 +198,68 @@ func TestSynthAndLocalEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckTemplates: erasurectl check over plain CloudFormation YAML with
+// short-form intrinsics: a clean store exits 0; the same store broken three
+// ways exits 1 with exactly its three lines; SARIF places each at its
+// resource's line; a missing path is a usage error.
+func TestCheckTemplates(t *testing.T) {
+	const topic = "arn:aws:sns:eu-west-1:111111111111:erasure-topic"
+	dir := "cmd/erasurectl/testdata/templates/"
+	if r := erasurectl(t, nil, "check", "--topic-arn", topic, dir+"store-clean.yaml"); r.code != 0 || !strings.Contains(r.stdout, "1 stores subscribed to the erasure topic, 0 problems") {
+		t.Fatalf("clean store: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := erasurectl(t, nil, "check", "--topic-arn", topic, dir+"store-broken.yaml")
+	if r.code != 1 {
+		t.Fatalf("broken store: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	want := []string{"ErasureSubscriber[plain].responseQueue: Missing", "ErasureSubscriber[plain].rawMessageDelivery: Invalid", "ErasureSubscriber[plain].visibilityTimeout: NotDerived"}
+	got := linesWith(r.stdout, "ErasureSubscriber[")
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(got), len(want), r.stdout)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("no line %q:\n%s", w, r.stdout)
+		}
+	}
+	r = erasurectl(t, nil, "check", "--format", "sarif", "--topic-arn", topic, dir+"store-broken.yaml")
+	var log struct {
+		Version string
+		Runs    []struct {
+			Results []struct {
+				RuleID    string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil || r.code != 1 {
+		t.Fatalf("sarif: exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || len(log.Runs[0].Results) != 3 {
+		t.Fatalf("sarif: want version 2.1.0 and 3 results:\n%s", r.stdout)
+	}
+	for _, res := range log.Runs[0].Results {
+		if pl := res.Locations[0].PhysicalLocation; pl.Region.StartLine < 1 || !strings.HasSuffix(pl.ArtifactLocation.URI, "store-broken.yaml") {
+			t.Errorf("result %s is not located in the template: %+v", res.RuleID, pl)
+		}
+	}
+	if r := erasurectl(t, nil, "check", dir+"no-such-template.yaml"); r.code != 2 {
+		t.Errorf("a missing path: exit %d, want 2", r.code)
+	}
+}
+
+func linesWith(s, marker string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, marker) {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -51,6 +51,7 @@ type cli struct {
 	globals
 
 	Synth     synthCmd     `cmd:"" help:"Synthesize the CDK app to cdk.out and check every store against the channel's caps."`
+	Check     checkCmd     `cmd:"" help:"Check a cdk.out (any CDK language) or CloudFormation templates (JSON/YAML) with the app-wide check's rules."`
 	Local     localCmd     `cmd:"" help:"Run the whole channel locally on the SNS/SQS emulator and show a round trip."`
 	Validate  validateCmd  `cmd:"" help:"Validate a message file (or - for stdin) against the contract; the body is never echoed."`
 	Constants constantsCmd `cmd:"" help:"Print the channel constants with each derivation shown."`

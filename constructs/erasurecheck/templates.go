@@ -498,3 +498,37 @@ func constantsOr(c *contract.Constants) contract.Constants {
 	}
 	return contract.Channel()
 }
+
+// CheckPaths checks what a store team hands the CLI: cloud assembly
+// directories (any CDK language's cdk.out, nested assemblies and nested
+// stacks included) and plain CloudFormation templates in JSON or YAML
+// (short-form intrinsics such as !Ref, !GetAtt and !Sub included).
+func CheckPaths(paths []string, cfg Config) (*Result, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("erasurecheck: %s: no such file or directory", filepath.Base(p))
+		}
+		if st.IsDir() {
+			ts, err := TemplatePaths(p)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, ts...)
+			continue
+		}
+		files = append(files, p)
+	}
+	return Check(files, cfg)
+}
+
+// ResourceLines maps each resource of a template file to the line its
+// logical id stands on (for SARIF and editors); nil if the file cannot be read.
+func ResourceLines(path string) map[string]int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return resourceLines(b)
+}

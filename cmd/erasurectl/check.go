@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+)
+
+type checkCmd struct {
+	Paths    []string `arg:"" name:"path" help:"A cloud assembly directory (cdk.out, from any CDK language) or CloudFormation templates (JSON or YAML)."`
+	TopicArn []string `name:"topic-arn" help:"The erasure topic's ARN, for a channel deployed by another app (repeatable)."`
+	Format   string   `enum:"text,json,sarif" default:"text" help:"Output: text (one line per problem), json, or sarif (SARIF 2.1.0 for code scanning)."`
+}
+
+// findingOut is one finding as the json format prints it.
+type findingOut struct {
+	Path      string `json:"path"`
+	Type      string `json:"type"`
+	Detail    string `json:"detail"`
+	Stack     string `json:"stack"`
+	Template  string `json:"template"`
+	LogicalID string `json:"logicalId"`
+	Line      int    `json:"line,omitempty"`
+}
+
+func (c *checkCmd) Run(g *globals) error {
+	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn})
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	lines := map[string]map[string]int{}
+	lineOf := func(f erasurecheck.Finding) int {
+		if _, ok := lines[f.Template]; !ok {
+			lines[f.Template] = erasurecheck.ResourceLines(f.Template)
+		}
+		return lines[f.Template][f.LogicalID]
+	}
+	format := c.Format
+	if g.JSON {
+		format = "json"
+	}
+	switch format {
+	case "json":
+		out := struct {
+			Stores   int          `json:"stores"`
+			Findings []findingOut `json:"findings"`
+		}{Stores: len(res.Stores), Findings: []findingOut{}}
+		for _, f := range res.Findings {
+			out.Findings = append(out.Findings, findingOut{f.Path, string(f.Type), f.Detail, f.Stack, f.Template, f.LogicalID, lineOf(f)})
+		}
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintln(g.Stdout, string(b))
+	case "sarif":
+		b, _ := json.MarshalIndent(sarifLog(res.Findings, lineOf), "", "  ")
+		fmt.Fprintln(g.Stdout, string(b))
+	default:
+		fmt.Fprintf(g.Stdout, "%d stores subscribed to the erasure topic, %d problems\n", len(res.Stores), len(res.Findings))
+		for _, f := range res.Findings {
+			fmt.Fprintln(g.Stdout, f.String())
+		}
+	}
+	if len(res.Findings) > 0 {
+		return fail(exitCheckFailed, "%d problems", len(res.Findings))
+	}
+	return nil
+}
+
+// sarifLog is a SARIF 2.1.0 log: one run, one rule per problem type, one
+// result per finding located at its resource's line in its template.
+func sarifLog(findings erasurecheck.Findings, lineOf func(erasurecheck.Finding) int) map[string]any {
+	ruleIndex := map[string]int{}
+	var types []string
+	for _, f := range findings {
+		if _, ok := ruleIndex[string(f.Type)]; !ok {
+			ruleIndex[string(f.Type)] = 0
+			types = append(types, string(f.Type))
+		}
+	}
+	sort.Strings(types)
+	rules := []any{}
+	for i, t := range types {
+		ruleIndex[t] = i
+		rules = append(rules, map[string]any{
+			"id":               t,
+			"shortDescription": map[string]any{"text": "erasure channel: " + t},
+			"helpUri":          "https://github.com/linn-cloud/erasure-channel#guardrails-for-every-store-the-app-wide-check",
+		})
+	}
+	results := []any{}
+	for _, f := range findings {
+		loc := map[string]any{"artifactLocation": map[string]any{"uri": filepath.ToSlash(f.Template)}}
+		if l := lineOf(f); l > 0 {
+			loc["region"] = map[string]any{"startLine": l}
+		}
+		results = append(results, map[string]any{
+			"ruleId":    string(f.Type),
+			"ruleIndex": ruleIndex[string(f.Type)],
+			"level":     "error",
+			"message":   map[string]any{"text": f.String()},
+			"locations": []any{map[string]any{
+				"physicalLocation": loc,
+				"logicalLocations": []any{map[string]any{"name": f.LogicalID, "fullyQualifiedName": f.Stack + "/" + f.LogicalID, "kind": "resource"}},
+			}},
+		})
+	}
+	return map[string]any{
+		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+		"version": "2.1.0",
+		"runs": []any{map[string]any{
+			"tool":    map[string]any{"driver": map[string]any{"name": "erasurectl check", "informationUri": "https://github.com/linn-cloud/erasure-channel", "rules": rules}},
+			"results": results,
+		}},
+	}
+}
