@@ -13,17 +13,12 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/internal/storeteam"
 )
 
 func secs(n int) awscdk.Duration { return awscdk.Duration_Seconds(jsii.Number(float64(n))) }
 
-func nodeHandler() *awslambda.FunctionProps {
-	return &awslambda.FunctionProps{
-		Runtime: awslambda.Runtime_NODEJS_22_X(),
-		Handler: jsii.String("index.handler"),
-		Code:    awslambda.Code_FromInline(jsii.String("exports.handler = async () => ({ batchItemFailures: [] })")),
-	}
-}
+func nodeHandler() *awslambda.FunctionProps { return storeteam.HandlerProps() }
 
 // capCase is one store whose props break the caps: synth must fail with a
 // line for each want entry ("property: ProblemType").

@@ -149,8 +149,8 @@ func imported(scope constructs.Construct) (awssns.ITopic, awssqs.IQueue) {
 
 func secs(n int) awscdk.Duration { return awscdk.Duration_Seconds(jsii.Number(float64(n))) }
 
-// handlerProps is a Node.js handler, as a TypeScript store team would write it.
-func handlerProps() *awslambda.FunctionProps {
+// HandlerProps is a Node.js handler, as a TypeScript store team would write it.
+func HandlerProps() *awslambda.FunctionProps {
 	return &awslambda.FunctionProps{
 		Runtime: awslambda.Runtime_NODEJS_22_X(),
 		Handler: jsii.String("index.handler"),
@@ -228,7 +228,7 @@ func (h Shape) Build(scope constructs.Construct) {
 		}
 		return
 	}
-	fp := handlerProps()
+	fp := HandlerProps()
 	fp.Timeout = secs(timeout)
 	if !h.NoResponseEnv {
 		fp.Environment = &map[string]*string{contract.EnvResponseQueueURL: responses.QueueUrl(), contract.EnvQueueURL: q.QueueUrl()}
@@ -288,7 +288,7 @@ func subscribeL1(scope constructs.Construct, topic awssns.ITopic, q awssqs.IQueu
 func (b BucketShape) Build(stack awscdk.Stack, name string) {
 	topic, responses := imported(stack)
 	sub := erasure.NewErasureSubscriber(stack, jsii.String("ErasureSubscriber"), &erasure.ErasureSubscriberProps{
-		Name: name, Topic: topic, ResponseQueue: responses, HandlerProps: handlerProps()})
+		Name: name, Topic: topic, ResponseQueue: responses, HandlerProps: HandlerProps()})
 	var props *erasure.BitmapStoreBucketProps
 	if b.QueueKey {
 		props = &erasure.BitmapStoreBucketProps{Key: sub.Key}
