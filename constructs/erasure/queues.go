@@ -65,8 +65,9 @@ func oldestMessageAlarm(scope constructs.Construct, id string, q awssqs.IQueue, 
 	}), float64(boundSeconds), awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD)
 }
 
+// alarm is one of the channel's alarms, its nag suppression on it alone.
 func alarm(scope constructs.Construct, id, description string, m awscloudwatch.IMetric, threshold float64, op awscloudwatch.ComparisonOperator) awscloudwatch.Alarm {
-	return awscloudwatch.NewAlarm(scope, jsii.String(id), &awscloudwatch.AlarmProps{
+	a := awscloudwatch.NewAlarm(scope, jsii.String(id), &awscloudwatch.AlarmProps{
 		AlarmDescription:   jsii.String(description),
 		Metric:             m,
 		Threshold:          jsii.Number(threshold),
@@ -74,6 +75,8 @@ func alarm(scope constructs.Construct, id, description string, m awscloudwatch.I
 		ComparisonOperator: op,
 		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 	})
+	suppress(a, map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": reasonAlarmAction})
+	return a
 }
 
 // constantsOr is override when given, else the embedded channel constants.

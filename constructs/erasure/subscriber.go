@@ -195,18 +195,27 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	s.OldestMessageAlarm = oldestMessageAlarm(this, "OldestMessageAlarm", s.Queue, build.WorstCaseSeconds(),
 		fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", props.Name, build.WorstCaseSeconds()))
 
-	suppress(this, map[string]string{
-		"NIST.800.53.R5-CloudWatchAlarmAction":           reasonAlarmAction,
-		"Serverless-SNSRedrivePolicy":                    reasonSNSRedrive,
-		"Serverless-LambdaDLQ":                           reasonLambdaDLQ,
-		"NIST.800.53.R5-LambdaDLQ":                       reasonLambdaDLQ,
-		"Serverless-LambdaEventSourceMappingDestination": reasonESMDest,
-		"Serverless-LambdaTracing":                       reasonTracing,
-		"NIST.800.53.R5-CloudWatchLogGroupEncrypted":     reasonLogsKMS,
-		"NIST.800.53.R5-IAMNoInlinePolicy":               reasonInline,
-		"NIST.800.53.R5-LambdaConcurrency":               reasonConcurrency,
-		"NIST.800.53.R5-LambdaInsideVPC":                 reasonVPC,
-	})
+	// Each suppression on the resources it concerns only: cdk-nag writes its
+	// reasons into every resource it is applied to, and a subscriber-wide
+	// suppression quintupled each store's template (and its synth time).
+	suppress(s.Queue, map[string]string{"Serverless-SNSRedrivePolicy": reasonSNSRedrive}) // the subscription is the queue's child
+	if s.Function != nil {
+		suppress(s.Function, map[string]string{
+			"Serverless-LambdaDLQ":                           reasonLambdaDLQ,
+			"NIST.800.53.R5-LambdaDLQ":                       reasonLambdaDLQ,
+			"Serverless-LambdaEventSourceMappingDestination": reasonESMDest,
+			"Serverless-LambdaTracing":                       reasonTracing,
+			"NIST.800.53.R5-LambdaConcurrency":               reasonConcurrency,
+			"NIST.800.53.R5-LambdaInsideVPC":                 reasonVPC,
+			"NIST.800.53.R5-IAMNoInlinePolicy":               reasonInline, // a function's own default role is its child
+		})
+	}
+	if role := this.Node().TryFindChild(jsii.String("HandlerRole")); role != nil {
+		suppress(role, map[string]string{"NIST.800.53.R5-IAMNoInlinePolicy": reasonInline})
+	}
+	if s.LogGroup != nil {
+		suppress(s.LogGroup, map[string]string{"NIST.800.53.R5-CloudWatchLogGroupEncrypted": reasonLogsKMS})
+	}
 	suppress(s.DeadLetterQueue, map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive})
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
