@@ -19,10 +19,20 @@ run: tools
 ## test: everything CI runs.
 test: tools vet gotest parity
 
-tools: $(TOOLS)/node_modules/.installed
+TSAPP   := $(CURDIR)/cmd/erasurectl/testdata/tsapp
+SARIF_MULTITOOL := $(TOOLS)/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
 
+tools: $(TOOLS)/node_modules/.installed $(TSAPP)/node_modules/.installed
+
+# npm no longer runs the Multitool's postinstall (chmod): do it here.
 $(TOOLS)/node_modules/.installed: $(TOOLS)/package.json $(TOOLS)/package-lock.json
 	cd $(TOOLS) && npm ci --no-audit --no-fund --loglevel=error
+	chmod u+x $(SARIF_MULTITOOL)
+	touch $@
+
+# The TypeScript store-team app erasurectl check's test synthesizes (aws-cdk-lib from npm).
+$(TSAPP)/node_modules/.installed: $(TSAPP)/package.json $(TSAPP)/package-lock.json
+	cd $(TSAPP) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 vet:
@@ -78,4 +88,4 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzFastParserAgreesWithSchema -fuzztime $(FUZZTIME) ./contract
 
 clean:
-	rm -rf cdk.out $(TOOLS)/node_modules
+	rm -rf cdk.out $(TOOLS)/node_modules $(TSAPP)/node_modules

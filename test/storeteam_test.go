@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -101,20 +102,22 @@ func TestStoreTeamAppRefusedByCDKCLI(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	node := emulator.NodePath(root)
-	cmd := exec.Command(filepath.Join(root, "tools", "node_modules", ".bin", "cdk"), "synth", "--app", bin, "--quiet", "--output", t.TempDir())
+	out := t.TempDir()
+	cmd := exec.Command(filepath.Join(root, "tools", "node_modules", ".bin", "cdk"), "synth", "--app", bin, "--quiet", "--output", out)
 	cmd.Dir = filepath.Join(root, "internal", "storeteam")
 	cmd.Env = append(os.Environ(),
 		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"JSII_NODE="+node, "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1",
 		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_PROFILE=none-configured")
-	out, err := cmd.CombinedOutput()
+	printed, err := cmd.CombinedOutput()
 	if _, ok := err.(*exec.ExitError); !ok {
-		t.Fatalf("cdk synth of broken stores: want a non-zero exit, got %v\n%s", err, out)
+		t.Fatalf("cdk synth of broken stores: want a non-zero exit, got %v\n%s", err, printed)
 	}
-	got := parseCLIReport(string(out))
+	got := parseCLIReport(string(printed))
 	if len(got) == 0 {
-		t.Fatalf("cdk synth failed without a single violation line:\n%s", out)
+		t.Fatalf("cdk synth failed without a single violation line:\n%s", printed)
 	}
+	assertCheckCLIAgrees(t, out, got)
 	for _, g := range got {
 		if strings.HasSuffix(g.description, "(erasure-channel)") && g.severity != "FATAL" {
 			t.Errorf("%s line (want FATAL: a channel refusal cannot be acknowledged away): %s", g.severity, g.description)
@@ -147,4 +150,37 @@ func TestStoreTeamAppRefusedInProcess(t *testing.T) {
 		}
 	}
 	assertCases(t, got)
+}
+
+// assertCheckCLIAgrees: erasurectl check over the cloud assembly the CDK CLI
+// wrote prints exactly the lines the plugin failed the synth with: one rule
+// set, two ways in.
+func assertCheckCLIAgrees(t *testing.T, assembly string, reported []reportedLine) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "erasurectl")
+	if b, err := exec.Command("go", "build", "-o", bin, "../cmd/erasurectl").CombinedOutput(); err != nil {
+		t.Fatalf("go build erasurectl: %v\n%s", err, b)
+	}
+	cmd := exec.Command(bin, "check", "--topic-arn", storeteam.TopicArn, assembly)
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("erasurectl check over the broken stores: want exit 1, got %v\n%s", err, out)
+	}
+	var want []string
+	for _, r := range reported {
+		if d, ok := strings.CutSuffix(r.description, " (erasure-channel)"); ok {
+			want = append(want, d)
+		}
+	}
+	var got []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "Store[") || strings.HasPrefix(l, "ErasureSubscriber[") {
+			got = append(got, l)
+		}
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("erasurectl check and the plugin disagree:\ncheck:\n%s\nplugin:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

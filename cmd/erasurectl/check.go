@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
+	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 )
@@ -68,6 +70,18 @@ func (c *checkCmd) Run(g *globals) error {
 	return nil
 }
 
+// toolVersion is erasurectl's module version as dotted numbers, as SARIF
+// consumers compare them: "0.0.0" when built from a clone ("(devel)").
+func toolVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := strings.TrimPrefix(bi.Main.Version, "v")
+		if core, _, _ := strings.Cut(v, "-"); core != "" && strings.Trim(core, "0123456789.") == "" {
+			return core
+		}
+	}
+	return "0.0.0"
+}
+
 // sarifLog is a SARIF 2.1.0 log: one run, one rule per problem type, one
 // result per finding located at its resource's line in its template.
 func sarifLog(findings erasurecheck.Findings, lineOf func(erasurecheck.Finding) int) map[string]any {
@@ -85,6 +99,7 @@ func sarifLog(findings erasurecheck.Findings, lineOf func(erasurecheck.Finding) 
 		ruleIndex[t] = i
 		rules = append(rules, map[string]any{
 			"id":               t,
+			"name":             "ErasureChannel" + t,
 			"shortDescription": map[string]any{"text": "erasure channel: " + t},
 			"helpUri":          "https://github.com/linn-cloud/erasure-channel#guardrails-for-every-store-the-app-wide-check",
 		})
@@ -110,7 +125,8 @@ func sarifLog(findings erasurecheck.Findings, lineOf func(erasurecheck.Finding) 
 		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
 		"version": "2.1.0",
 		"runs": []any{map[string]any{
-			"tool":    map[string]any{"driver": map[string]any{"name": "erasurectl check", "informationUri": "https://github.com/linn-cloud/erasure-channel", "rules": rules}},
+			"tool": map[string]any{"driver": map[string]any{"name": "erasurectl check", "version": toolVersion(),
+				"informationUri": "https://github.com/linn-cloud/erasure-channel", "rules": rules}},
 			"results": results,
 		}},
 	}

