@@ -165,11 +165,11 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 		ObjectLockEnabled: props.ObjectLockEnabled,
 		RemovalPolicy:     removal,
 	})
-	suppress(b.Bucket, map[string]string{
+	suppress(map[string]string{
 		"AwsSolutions-S1":                           reasonBucketLogs,
 		"NIST.800.53.R5-S3BucketLoggingEnabled":     reasonBucketLogs,
 		"NIST.800.53.R5-S3BucketReplicationEnabled": reasonReplication,
-	})
+	}, b.Bucket)
 	this.Node().AddValidation(&bitmapBucketValidation{b: b})
 	return b
 }

@@ -117,7 +117,8 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		"Store answers reached the response dead-letter queue: the account service failed to process them.")
 	ch.OldestResponseAlarm = oldestMessageAlarm(this, "OldestResponseAlarm", ch.ResponseQueue, c.ExpiryPeriodSeconds,
 		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds))
-	suppress(ch.ResponseDeadLetterQueue, map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive})
+	suppressAlarmActions(ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm)
+	suppress(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, ch.ResponseDeadLetterQueue)
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
 	}

@@ -21,6 +21,27 @@ var memo struct {
 	fifo      map[any]bool
 	key       map[awssqs.IQueue]awskms.IKey
 	url       map[awssqs.IQueue]*string
+	restricts map[awssns.ITopic]bool
+}
+
+// restrictSqsDecryptionFlag makes CDK's own SqsSubscription scope SNS's
+// statement on the queue's key to the topic (aws:SourceArn).
+const restrictSqsDecryptionFlag = "@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption"
+
+// restrictsSqsDecryption says whether the app of topic sets that flag, asked
+// once per topic.
+func restrictsSqsDecryption(t awssns.ITopic) bool {
+	memo.Lock()
+	defer memo.Unlock()
+	if memo.restricts == nil {
+		memo.restricts = map[awssns.ITopic]bool{}
+	}
+	r, ok := memo.restricts[t]
+	if !ok {
+		r = *awscdk.FeatureFlags_Of(t).IsEnabled(jsii.String(restrictSqsDecryptionFlag))
+		memo.restricts[t] = r
+	}
+	return r
 }
 
 type durationKey struct {

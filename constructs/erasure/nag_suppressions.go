@@ -24,11 +24,16 @@ var (
 	reasonReplication = "A replica is a copy subject erasure cannot reach (eraseSubject does not reach replicas); replication is kept off by design."
 )
 
-// suppress adds cdk-nag suppressions with their reasons to scope and its children.
-func suppress(scope constructs.IConstruct, reasons map[string]string) {
+// suppress adds cdk-nag suppressions with their reasons to each of scopes
+// and their children, in one jsii call.
+func suppress(reasons map[string]string, scopes ...constructs.IConstruct) {
 	var list []*cdknag.NagPackSuppression
 	for id, reason := range reasons {
 		list = append(list, &cdknag.NagPackSuppression{Id: jsii.String(id), Reason: jsii.String(reason)})
 	}
-	cdknag.NagSuppressions_AddResourceSuppressions(scope, &list, jsii.Bool(true))
+	var target interface{} = scopes[0]
+	if len(scopes) > 1 {
+		target = scopes
+	}
+	cdknag.NagSuppressions_AddResourceSuppressions(target, &list, jsii.Bool(true))
 }

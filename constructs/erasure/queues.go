@@ -65,7 +65,7 @@ func oldestMessageAlarm(scope constructs.Construct, id string, q awssqs.IQueue, 
 	}), float64(boundSeconds), awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD)
 }
 
-// alarm is one of the channel's alarms, its nag suppression on it alone.
+// alarm is one of the channel's alarms.
 func alarm(scope constructs.Construct, id, description string, m awscloudwatch.IMetric, threshold float64, op awscloudwatch.ComparisonOperator) awscloudwatch.Alarm {
 	a := awscloudwatch.NewAlarm(scope, jsii.String(id), &awscloudwatch.AlarmProps{
 		AlarmDescription:   jsii.String(description),
@@ -75,8 +75,12 @@ func alarm(scope constructs.Construct, id, description string, m awscloudwatch.I
 		ComparisonOperator: op,
 		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 	})
-	suppress(a, map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": reasonAlarmAction})
 	return a
+}
+
+// suppressAlarmActions: where an alarm pages is the operator's choice.
+func suppressAlarmActions(alarms ...constructs.IConstruct) {
+	suppress(map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": reasonAlarmAction}, alarms...)
 }
 
 // constantsOr is override when given, else the embedded channel constants.

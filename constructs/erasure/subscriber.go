@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -122,7 +123,13 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		visibilitySeconds: build.VisibilityTimeoutSeconds,
 	}.build(this)
 	if props.Topic != nil {
-		props.Topic.AddSubscription(&scopedSqsSubscription{queue: s.Queue, key: s.Key})
+		if restrictsSqsDecryption(props.Topic) {
+			// CDK's own subscription scopes both statements to the topic under
+			// this flag, in far fewer jsii round trips than a Go callback.
+			props.Topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(s.Queue, &awssnssubscriptions.SqsSubscriptionProps{RawMessageDelivery: jsii.Bool(true)}))
+		} else {
+			props.Topic.AddSubscription(&scopedSqsSubscription{queue: s.Queue, key: s.Key})
+		}
 	}
 
 	env := map[string]*string{
@@ -134,6 +141,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	if props.ResponseQueue != nil {
 		env[contract.EnvResponseQueueURL] = queueURL(props.ResponseQueue)
 	}
+	var ownRole awsiam.Role // the handler's role when the construct made it
 	switch {
 	case props.Handler != nil && props.HandlerProps == nil:
 		s.Function = props.Handler
@@ -166,11 +174,10 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 				AssumedBy:   lambdaPrincipal(),
 				Description: jsii.String("Erasure handler of subscriber " + props.Name),
 			})
-			role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-				Actions:   jsii.Strings("logs:CreateLogStream", "logs:PutLogEvents"),
-				Resources: jsii.Strings(*s.LogGroup.LogGroupArn()),
-			}))
+			s.LogGroup.GrantWrite(role) // logs:CreateLogStream and logs:PutLogEvents on this group
+
 			fp.Role, fp.LogGroup = role, s.LogGroup
+			ownRole = role
 		}
 		s.Function = awslambda.NewFunction(this, jsii.String("Handler"), &fp)
 	}
@@ -197,26 +204,26 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 
 	// Each suppression on the resources it concerns only: cdk-nag writes its
 	// reasons into every resource it is applied to, and a subscriber-wide
-	// suppression quintupled each store's template (and its synth time).
-	suppress(s.Queue, map[string]string{"Serverless-SNSRedrivePolicy": reasonSNSRedrive}) // the subscription is the queue's child
+	// suppression quintupled each store's template.
+	suppressAlarmActions(s.DeadLetterAlarm, s.OldestMessageAlarm)
 	if s.Function != nil {
-		suppress(s.Function, map[string]string{
+		handler := []constructs.IConstruct{s.Function} // a function's own default role is its child
+		if ownRole != nil {
+			handler = append(handler, ownRole, s.LogGroup)
+		}
+		suppress(map[string]string{
 			"Serverless-LambdaDLQ":                           reasonLambdaDLQ,
 			"NIST.800.53.R5-LambdaDLQ":                       reasonLambdaDLQ,
 			"Serverless-LambdaEventSourceMappingDestination": reasonESMDest,
 			"Serverless-LambdaTracing":                       reasonTracing,
 			"NIST.800.53.R5-LambdaConcurrency":               reasonConcurrency,
 			"NIST.800.53.R5-LambdaInsideVPC":                 reasonVPC,
-			"NIST.800.53.R5-IAMNoInlinePolicy":               reasonInline, // a function's own default role is its child
-		})
+			"NIST.800.53.R5-IAMNoInlinePolicy":               reasonInline,
+			"NIST.800.53.R5-CloudWatchLogGroupEncrypted":     reasonLogsKMS,
+		}, handler...)
 	}
-	if role := this.Node().TryFindChild(jsii.String("HandlerRole")); role != nil {
-		suppress(role, map[string]string{"NIST.800.53.R5-IAMNoInlinePolicy": reasonInline})
-	}
-	if s.LogGroup != nil {
-		suppress(s.LogGroup, map[string]string{"NIST.800.53.R5-CloudWatchLogGroupEncrypted": reasonLogsKMS})
-	}
-	suppress(s.DeadLetterQueue, map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive})
+	// The subscription is the queue's child; the queue itself has a redrive policy.
+	suppress(map[string]string{"Serverless-SNSRedrivePolicy": reasonSNSRedrive, "Serverless-SQSRedrivePolicy": reasonDLQRedrive}, s.Queue, s.DeadLetterQueue)
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
 	}
@@ -305,8 +312,10 @@ func (s *ErasureSubscriber) MetricNotApplicable(opts *awscloudwatch.MetricOption
 // threshold times in one 5-minute period: the hook for a team that expects
 // its store to hold data of every kind it is asked about.
 func (s *ErasureSubscriber) AddNotApplicableAlarm(id string, threshold float64) awscloudwatch.Alarm {
-	return alarm(s.Construct, id, "Subscriber "+s.Name+" answered NOT_APPLICABLE: check the claim that it holds nothing of that kind.",
+	a := alarm(s.Construct, id, "Subscriber "+s.Name+" answered NOT_APPLICABLE: check the claim that it holds nothing of that kind.",
 		s.MetricNotApplicable(nil), threshold, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	suppressAlarmActions(a)
+	return a
 }
 
 // resolveSubscriber turns props into timing settings and lists every problem.
