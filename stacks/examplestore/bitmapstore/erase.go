@@ -2,7 +2,6 @@ package bitmapstore
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"sync"
 )
@@ -73,15 +72,31 @@ func (r Result) Counts() (erased, superseded, faulted int) {
 	return
 }
 
-// EraseSubject erases id from every segment of namespace. For each segment
-// whose current generation holds id it writes a generation without it,
-// publishes it fenced on the row it read, then deletes every other
-// generation; where only older (retained or superseded) generations hold the
-// id it deletes those. Before an entry says erased it lists the segment's
-// objects again and reads every one it did not write, and checks the pointer
-// is still its own. A racing writer yields "superseded"; a fault yields
-// "error: <code>", never erased. The returned error is for a namespace that
-// could not be listed; per-segment faults are ledger entries.
+// EraseSubject erases id from every segment of namespace, Concurrency
+// segments at a time. For each segment it reads the row and the current
+// generation; it then fences the segment with a compare-and-swap on its row
+// (a new token, and the next generation number moved past every number a
+// writer that read the old row could hold): where the current generation
+// holds the id, by publishing a rewrite without it; where it does not, by
+// publishing the same pointer. After the fence no write that began before it
+// can publish, and every generation numbered below the row's next one, other
+// than the pointer, is unreferenced for good. It then lists every version of
+// the segment's generation keys and deletes, by version id, every version
+// that holds the id (reading the ones it has not read); in a rewrite it also
+// collects the older generations that do not (keep: 0). A generation above
+// the fence that holds the id belongs to a writer that started after it: the
+// entry is "superseded" (re-run), never "erased".
+//
+// A racing writer yields "superseded" (re-run: it converges once writers
+// stop); a fault yields "error: <code>", never "erased". An object that was
+// listed and is gone when read is a race, not absence. Segments where no
+// version held the id are scanned and left out of the ledger. The returned
+// error is for a namespace that could not be listed.
+//
+// Requests per segment, in order: read row, read generation, [write
+// generation], publish row, list versions, then the deletes (and reads of
+// versions not yet read) in parallel: 6 round trips for a segment whose
+// current generation alone holds the id, 4 for one that never held it.
 func (s *Store) EraseSubject(ctx context.Context, id uint32, namespace string) (Result, error) {
 	res := Result{Namespace: namespace}
 	segs, err := s.Segments(ctx, namespace)
@@ -113,16 +128,15 @@ func (s *Store) EraseSubject(ctx context.Context, id uint32, namespace string) (
 }
 
 // eraseSegment returns the segment's ledger entry, and false when no
-// generation of the segment held the id (no entry).
+// version of the segment held the id (no entry).
 func (s *Store) eraseSegment(ctx context.Context, ns, seg string, id uint32) (Entry, bool) {
 	e := Entry{Segment: seg, Namespace: ns}
+	superseded := func() (Entry, bool) { e.Note = NoteSuperseded; return e, true }
 	fault := func(err error) (Entry, bool) {
-		var se *Error
-		if errors.As(err, &se) && se.Code == CodeConflict {
-			e.Note = NoteSuperseded
-		} else {
-			e.Note = noteErrorPfx + CodeOf(err)
+		if CodeOf(err) == CodeConflict {
+			return superseded()
 		}
+		e.Note = noteErrorPfx + CodeOf(err)
 		return e, true
 	}
 	r, etag, err := s.readRow(ctx, ns, seg)
@@ -130,91 +144,128 @@ func (s *Store) eraseSegment(ctx context.Context, ns, seg string, id uint32) (En
 		return fault(err)
 	}
 	if r == nil {
-		return e, false // the row went away after the listing
+		return superseded() // listed, then gone: a racing writer, not absence
 	}
-	gens, err := s.listGenerations(ctx, ns, seg)
-	if err != nil {
+	cur, curVersion, err := s.readGeneration(ctx, ns, seg, r.Gen, "")
+	if CodeOf(err) == CodeGenerationMissing {
+		// Gone since the row was read (a racing publish collected it), or a
+		// row naming a missing generation (a broken segment: a fault).
+		if again, againTag, rerr := s.readRow(ctx, ns, seg); rerr == nil && (again == nil || againTag != etag) {
+			return superseded()
+		}
 		return fault(err)
 	}
-	cur, err := s.readGeneration(ctx, ns, seg, r.Gen)
 	if err != nil {
 		return fault(err)
 	}
 	e.FromGeneration = r.Gen
-	pointer := r.Gen
-	if cur.Contains(id) {
-		// Rewrite without the id, fenced on the row read; then keep: 0.
+	holds := cur.Contains(id)
+	token, err := r.nextToken()
+	if err != nil {
+		return fault(err)
+	}
+	// The fence. A writer that read r took r.Next: the fence's Next is above it.
+	fence := row{Gen: r.Gen, Next: r.Next + 1, Token: token, Count: r.Count}
+	mine := curVersion // the version the fence points at: the clean pointer, or the rewrite
+	if holds {
 		next := cur.Clone()
 		next.Remove(id)
-		gen, err := s.rewrite(ctx, ns, seg, r, etag, gens, next)
-		if err != nil {
-			return fault(err)
-		}
-		pointer = gen
-		for _, g := range gens {
-			if g != gen {
-				if err := s.deleteGeneration(ctx, ns, seg, g); err != nil {
-					return fault(err)
-				}
-			}
-		}
+		fence = row{Gen: r.Next, Next: r.Next + 1, Token: token, Count: next.GetCardinality()}
+		var w written
+		fence, w, err = s.writeAndPublish(ctx, ns, seg, fence, etag, next)
+		mine = w.version
 	} else {
-		// The current generation is clean: delete only the others that hold
-		// the id (retained or superseded); the rest stay as they are.
-		held := false
-		for _, g := range gens {
-			if g == r.Gen {
-				continue
-			}
-			bm, err := s.readGeneration(ctx, ns, seg, g)
-			if err != nil {
-				var se *Error
-				if errors.As(err, &se) && se.Code == CodeGenerationMissing {
-					continue // collected since the listing
+		err = s.publish(ctx, ns, seg, fence, etag, false)
+		if err == nil {
+			s.invalidate(ns, seg)
+		}
+	}
+	if err != nil {
+		return fault(err)
+	}
+	e.Generation = fence.Gen
+	versions, err := s.listVersions(ctx, ns, seg)
+	if err != nil {
+		return fault(err)
+	}
+	type check struct {
+		v      version
+		known  bool // read already: the version of the old pointer
+		holder bool
+	}
+	var checks []check
+	for _, v := range versions {
+		switch {
+		case v.marker:
+			continue
+		case v.gen == fence.Gen && v.id == mine:
+			continue // the rewrite this call published, or the clean pointer it read
+		case v.gen == r.Gen && v.id == curVersion:
+			checks = append(checks, check{v: v, known: true, holder: holds})
+		default:
+			checks = append(checks, check{v: v})
+		}
+	}
+	// Read, in parallel, every version not read yet; then act on each.
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		held     = holds
+		outcome  error // the first fault
+		overtook bool  // a holder above the fence, or a version gone since listed
+	)
+	for i := range checks {
+		c := &checks[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !c.known {
+				bm, _, err := s.readGeneration(ctx, ns, seg, c.v.gen, c.v.id)
+				if err != nil {
+					mu.Lock()
+					if CodeOf(err) == CodeGenerationMissing {
+						overtook = true
+					} else if outcome == nil {
+						outcome = err
+					}
+					mu.Unlock()
+					return
 				}
-				return fault(err)
+				c.holder = bm.Contains(id)
 			}
-			if bm.Contains(id) {
+			var err error
+			switch {
+			case c.v.gen >= fence.Next:
+				// A writer that read the fence: it may publish this one.
+				if c.holder {
+					mu.Lock()
+					overtook = true
+					mu.Unlock()
+				}
+				return
+			case c.holder:
+				err = s.deleteVersion(ctx, ns, seg, c.v.gen, c.v.id, cleanupAttempts)
+			case holds && c.v.latest:
+				err = s.deleteVersion(ctx, ns, seg, c.v.gen, "", 1) // keep: 0 collection of the rewrite
+			}
+			mu.Lock()
+			if c.holder {
 				held = true
-				if err := s.deleteGeneration(ctx, ns, seg, g); err != nil {
-					return fault(err)
-				}
 			}
-		}
-		if !held {
-			return e, false
-		}
-	}
-	e.Generation = pointer
-	// Verify: the pointer is still ours, and no generation left holds the id.
-	again, _, err := s.readRow(ctx, ns, seg)
-	if err != nil {
-		return fault(err)
-	}
-	if again == nil || again.Gen != pointer {
-		e.Note = NoteSuperseded
-		return e, true
-	}
-	left, err := s.listGenerations(ctx, ns, seg)
-	if err != nil {
-		return fault(err)
-	}
-	for _, g := range left {
-		if g == pointer && cur.Contains(id) {
-			continue // the generation this call wrote: known clean
-		}
-		bm, err := s.readGeneration(ctx, ns, seg, g)
-		if err != nil {
-			var se *Error
-			if errors.As(err, &se) && se.Code == CodeGenerationMissing {
-				continue
+			if err != nil && outcome == nil {
+				outcome = err
 			}
-			return fault(err)
-		}
-		if bm.Contains(id) {
-			e.Note = NoteSuperseded // a racing writer left a holder: re-run
-			return e, true
-		}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	switch {
+	case outcome != nil:
+		return fault(outcome)
+	case overtook:
+		return superseded()
+	case !held:
+		return e, false
 	}
 	e.Erased = true
 	return e, true

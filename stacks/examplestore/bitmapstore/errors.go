@@ -16,6 +16,7 @@ const (
 	CodeInvalidOptions    = "INVALID_OPTIONS"    // New was given unusable options
 	CodeInvalidName       = "INVALID_NAME"       // a namespace or segment name outside [a-z0-9._-]{1,64}
 	CodeConflict          = "CONFLICT"           // a racing writer published first (412/409)
+	CodeAmbiguous         = "AMBIGUOUS_WRITE"    // a conditional write's outcome could not be read back
 	CodeGenerationMissing = "GENERATION_MISSING" // a row points at a generation that is not there
 	CodeCorrupt           = "CORRUPT"            // a row or generation that does not decode
 	CodeCanceled          = "CANCELED"           // the context was canceled

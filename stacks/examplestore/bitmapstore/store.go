@@ -43,6 +43,7 @@ type S3 interface {
 	PutObject(ctx context.Context, in *s3.PutObjectInput, opts ...func(*s3.Options)) (*s3.PutObjectOutput, error)
 	DeleteObject(ctx context.Context, in *s3.DeleteObjectInput, opts ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
 	ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, opts ...func(*s3.Options)) (*s3.ListObjectsV2Output, error)
+	ListObjectVersions(ctx context.Context, in *s3.ListObjectVersionsInput, opts ...func(*s3.Options)) (*s3.ListObjectVersionsOutput, error)
 }
 
 // DefaultPrefix is where the store keeps its objects when Options.Prefix is empty.
@@ -86,8 +87,9 @@ type cached struct {
 
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
-// reservedNamespace is the registry's own folder: no namespace may shadow it.
-const reservedNamespace = "registry"
+// reservedNamespaces are folder names of the layout: no namespace may shadow
+// them ("segments" would put registry rows under the generation keys' grant).
+var reservedNamespaces = map[string]bool{"registry": true, "segments": true}
 
 // New returns a Store on bucket, or an *Error with code INVALID_OPTIONS.
 func New(client S3, opts Options) (*Store, error) {
@@ -114,7 +116,7 @@ func (s *Store) Prefix() string { return s.opts.Prefix }
 func (s *Store) ReadTTL() time.Duration { return s.opts.ReadTTL }
 
 func checkNames(op, namespace, segment string) error {
-	if !namePattern.MatchString(namespace) || namespace == reservedNamespace || (segment != "" && !namePattern.MatchString(segment)) {
+	if !namePattern.MatchString(namespace) || reservedNamespaces[namespace] || (segment != "" && !namePattern.MatchString(segment)) {
 		return &Error{Op: op, Code: CodeInvalidName}
 	}
 	return nil
@@ -134,32 +136,56 @@ func (s *Store) genKey(ns, seg string, gen uint64) string {
 	return s.genPrefix(ns, seg) + strconv.FormatUint(gen, 10) + ".crbm"
 }
 
+// genOf parses a generation key under prefix into its number.
+func genOf(prefix, key string) (uint64, bool) {
+	n, ok := strings.CutSuffix(strings.TrimPrefix(key, prefix), ".crbm")
+	if !ok || len(key) <= len(prefix) || !strings.HasPrefix(key, prefix) {
+		return 0, false
+	}
+	g, err := strconv.ParseUint(n, 10, 64)
+	return g, err == nil && g > 0
+}
+
 // row is a segment's registry row.
 type row struct {
 	Gen   uint64 `json:"gen"`   // the current generation
-	Next  uint64 `json:"next"`  // the lowest generation number not yet allocated
-	Token string `json:"token"` // <incarnation>.<counter>: changes on every publish
+	Next  uint64 `json:"next"`  // every generation numbered below it is allocated: a writer takes Next
+	Token string `json:"token"` // <incarnation>.<counter>.<write>: unique to every publish
 	Count uint64 `json:"count"` // the current generation's id count
 }
 
-// nextToken keeps the incarnation and advances the counter; a new row gets a
-// random incarnation, so a re-created segment is told apart from an old one.
+// randomHex is n random bytes in hex: incarnations and write ids.
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// nextToken keeps the incarnation, advances the counter and draws a new
+// write id: two writers that read the same row never publish the same token,
+// so a publish whose answer was lost is recognised by reading the row back.
+// A new row gets a random incarnation, so a re-created segment is told apart.
 func (r *row) nextToken() (string, error) {
 	inc, counter := "", uint64(0)
 	if r != nil {
-		if i := strings.LastIndexByte(r.Token, '.'); i > 0 {
-			inc = r.Token[:i]
-			counter, _ = strconv.ParseUint(r.Token[i+1:], 10, 64)
+		if parts := strings.Split(r.Token, "."); len(parts) >= 2 {
+			inc = parts[0]
+			counter, _ = strconv.ParseUint(parts[1], 10, 64)
 		}
 	}
 	if inc == "" {
-		var b [16]byte
-		if _, err := rand.Read(b[:]); err != nil {
+		var err error
+		if inc, err = randomHex(16); err != nil {
 			return "", err
 		}
-		inc = hex.EncodeToString(b[:])
 	}
-	return inc + "." + strconv.FormatUint(counter+1, 10), nil
+	write, err := randomHex(8)
+	if err != nil {
+		return "", err
+	}
+	return inc + "." + strconv.FormatUint(counter+1, 10) + "." + write, nil
 }
 
 // readRow returns the segment's row and its ETag, or (nil, "", nil) if the
@@ -180,77 +206,204 @@ func (s *Store) readRow(ctx context.Context, ns, seg string) (*row, string, erro
 	return &r, aws.ToString(out.ETag), nil
 }
 
+// noRetry makes one attempt of a conditional write: the store resolves a
+// failed attempt by reading back, never by resending blindly.
+func noRetry(o *s3.Options) { o.RetryMaxAttempts = 1 }
+
+// publishAttempts bounds how often a publish is resent after an answer that
+// proved it was not applied (a refused request, throttling).
+const publishAttempts = 3
+
 // publish writes the row with a compare-and-swap on etag ("" = the row must
-// not exist yet). A racing writer's publish makes it fail with CodeConflict.
-func (s *Store) publish(ctx context.Context, ns, seg string, r row, etag string) error {
+// not exist yet). A failed attempt is resolved by reading the row back: our
+// token there means the write was applied and its answer lost (success); any
+// other row means a racing writer published first (CodeConflict: our write
+// can never apply, its etag is gone for good); the old row still there after
+// an HTTP answer means it was not applied (sent again); after no answer at
+// all (a timeout), or a failed read-back, the outcome is unknown
+// (CodeAmbiguous): the caller must not delete what the row may now name.
+//
+// own says the row names a generation this writer wrote: that number is
+// exclusive to it, so a row read back naming it proves the publish was
+// applied even when a fence on top has already replaced the token.
+func (s *Store) publish(ctx context.Context, ns, seg string, r row, etag string, own bool) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	in := &s3.PutObjectInput{Bucket: &s.opts.Bucket, Key: aws.String(s.rowKey(ns, seg)), Body: bytes.NewReader(b),
-		ContentType: aws.String("application/json")}
-	if etag == "" {
-		in.IfNoneMatch = aws.String("*")
-	} else {
-		in.IfMatch = aws.String(etag)
+	var last error
+	for attempt := 0; attempt < publishAttempts; attempt++ {
+		in := &s3.PutObjectInput{Bucket: &s.opts.Bucket, Key: aws.String(s.rowKey(ns, seg)), Body: bytes.NewReader(b),
+			ContentType: aws.String("application/json")}
+		if etag == "" {
+			in.IfNoneMatch = aws.String("*")
+		} else {
+			in.IfMatch = aws.String(etag)
+		}
+		_, err := s.s3.PutObject(ctx, in, noRetry)
+		if err == nil {
+			return nil
+		}
+		last = err
+		back, backTag, rerr := s.readRow(ctx, ns, seg)
+		switch {
+		case rerr != nil:
+			return &Error{Op: "publish", Code: CodeAmbiguous, err: err}
+		case back != nil && (back.Token == r.Token || own && back.Gen == r.Gen):
+			return nil // applied; the answer was lost (and a fence may have followed)
+		case back != nil && backTag != etag, back == nil && etag != "":
+			return &Error{Op: "publish", Code: CodeConflict, err: err}
+		case statusOf(err) == 0:
+			return &Error{Op: "publish", Code: CodeAmbiguous, err: err} // no answer: it may still land
+		}
+		if ctx.Err() != nil {
+			break
+		}
 	}
-	_, err = s.s3.PutObject(ctx, in)
-	if isConflict(err) {
-		return &Error{Op: "publish", Code: CodeConflict}
-	}
-	return err
+	return &Error{Op: "publish", Code: codeOf(last), err: last}
 }
 
-// writeGeneration writes a generation once (If-None-Match: *).
-func (s *Store) writeGeneration(ctx context.Context, ns, seg string, gen uint64, bm *roaring.Bitmap) error {
+// written is a generation object this process wrote: its version, so that
+// it deletes exactly what it wrote.
+type written struct {
+	gen     uint64
+	version string
+}
+
+// writeGeneration writes a generation once (If-None-Match: *), tagged with a
+// random write id. A failed attempt is resolved by reading the key back: our
+// write id there means it was applied (success); another object means the
+// number was taken by a racing writer (CodeConflict); nothing there after an
+// HTTP answer means it was not applied (sent again).
+func (s *Store) writeGeneration(ctx context.Context, ns, seg string, gen uint64, bm *roaring.Bitmap) (written, error) {
 	b, err := bm.ToBytes()
 	if err != nil {
-		return err
+		return written{}, err
 	}
-	_, err = s.s3.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.opts.Bucket, Key: aws.String(s.genKey(ns, seg, gen)),
-		Body: bytes.NewReader(b), IfNoneMatch: aws.String("*"), ContentType: aws.String("application/octet-stream")})
-	if isConflict(err) {
-		return &Error{Op: "write generation", Code: CodeConflict}
+	wid, err := randomHex(16)
+	if err != nil {
+		return written{}, err
 	}
-	return err
+	key := s.genKey(ns, seg, gen)
+	var last error
+	for attempt := 0; attempt < publishAttempts; attempt++ {
+		out, err := s.s3.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.opts.Bucket, Key: aws.String(key),
+			Body: bytes.NewReader(b), IfNoneMatch: aws.String("*"), ContentType: aws.String("application/octet-stream"),
+			Metadata: map[string]string{writeIDKey: wid}}, noRetry)
+		if err == nil {
+			return written{gen: gen, version: aws.ToString(out.VersionId)}, nil
+		}
+		last = err
+		got, gerr := s.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.opts.Bucket, Key: aws.String(key)})
+		switch {
+		case gerr == nil:
+			got.Body.Close()
+			if got.Metadata[writeIDKey] == wid {
+				return written{gen: gen, version: aws.ToString(got.VersionId)}, nil // applied; the answer was lost
+			}
+			return written{}, &Error{Op: "write generation", Code: CodeConflict, err: err}
+		case !isNotFound(gerr):
+			return written{}, &Error{Op: "write generation", Code: CodeAmbiguous, err: err}
+		case statusOf(err) == 0:
+			return written{}, &Error{Op: "write generation", Code: CodeAmbiguous, err: err}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return written{}, &Error{Op: "write generation", Code: codeOf(last), err: last}
 }
 
-// readGeneration reads and decodes one generation.
-func (s *Store) readGeneration(ctx context.Context, ns, seg string, gen uint64) (*roaring.Bitmap, error) {
-	out, err := s.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.opts.Bucket, Key: aws.String(s.genKey(ns, seg, gen))})
+// writeIDKey is the user metadata that carries a generation's write id: 128
+// random bits, nothing from the bitmap.
+const writeIDKey = "cbwid"
+
+// readGeneration reads and decodes one generation version ("" = the current
+// one); a missing one is CodeGenerationMissing.
+func (s *Store) readGeneration(ctx context.Context, ns, seg string, gen uint64, version string) (*roaring.Bitmap, string, error) {
+	in := &s3.GetObjectInput{Bucket: &s.opts.Bucket, Key: aws.String(s.genKey(ns, seg, gen))}
+	if version != "" {
+		in.VersionId = aws.String(version)
+	}
+	out, err := s.s3.GetObject(ctx, in)
 	if isNotFound(err) {
-		return nil, &Error{Op: "read generation", Code: CodeGenerationMissing}
+		return nil, "", &Error{Op: "read generation", Code: CodeGenerationMissing}
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer out.Body.Close()
 	bm := roaring.New()
 	if _, err := bm.ReadFrom(out.Body); err != nil {
-		return nil, &Error{Op: "read generation", Code: CodeCorrupt}
+		return nil, "", &Error{Op: "read generation", Code: CodeCorrupt}
 	}
-	return bm, nil
+	return bm, aws.ToString(out.VersionId), nil
 }
 
-func (s *Store) deleteGeneration(ctx context.Context, ns, seg string, gen uint64) error {
-	_, err := s.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.opts.Bucket, Key: aws.String(s.genKey(ns, seg, gen))})
+// cleanupAttempts bounds the deletes of a generation this process wrote and
+// could not publish: it is unreferenced for good, so trying again is safe.
+const cleanupAttempts = 4
+
+// deleteVersion deletes one version of a generation key for good ("" = the
+// current version, leaving a delete marker in a versioned bucket). Deleting
+// what is already gone succeeds.
+func (s *Store) deleteVersion(ctx context.Context, ns, seg string, gen uint64, version string, attempts int) error {
+	in := &s3.DeleteObjectInput{Bucket: &s.opts.Bucket, Key: aws.String(s.genKey(ns, seg, gen))}
+	if version != "" {
+		in.VersionId = aws.String(version)
+	}
+	var err error
+	for i := 0; i < max(attempts, 1); i++ {
+		if _, err = s.s3.DeleteObject(ctx, in); err == nil || isNotFound(err) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
 	return err
 }
 
-// listGenerations lists every generation object the segment has, ascending.
-func (s *Store) listGenerations(ctx context.Context, ns, seg string) ([]uint64, error) {
+// version is one object version of a generation key.
+type version struct {
+	gen    uint64
+	id     string
+	latest bool
+	marker bool // a delete marker: nothing to read or erase
+}
+
+// listVersions lists every version of every generation key of the segment.
+func (s *Store) listVersions(ctx context.Context, ns, seg string) ([]version, error) {
 	prefix := s.genPrefix(ns, seg)
-	var gens []uint64
-	err := s.list(ctx, prefix, func(key string) {
-		rest := strings.TrimPrefix(key, prefix)
-		if n, ok := strings.CutSuffix(rest, ".crbm"); ok {
-			if g, err := strconv.ParseUint(n, 10, 64); err == nil {
-				gens = append(gens, g)
+	in := &s3.ListObjectVersionsInput{Bucket: &s.opts.Bucket, Prefix: aws.String(prefix)}
+	var out []version
+	for {
+		page, err := s.s3.ListObjectVersions(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range page.Versions {
+			if g, ok := genOf(prefix, aws.ToString(v.Key)); ok {
+				out = append(out, version{gen: g, id: aws.ToString(v.VersionId), latest: aws.ToBool(v.IsLatest)})
 			}
 		}
+		for _, m := range page.DeleteMarkers {
+			if g, ok := genOf(prefix, aws.ToString(m.Key)); ok {
+				out = append(out, version{gen: g, id: aws.ToString(m.VersionId), latest: aws.ToBool(m.IsLatest), marker: true})
+			}
+		}
+		if !aws.ToBool(page.IsTruncated) {
+			break
+		}
+		in.KeyMarker, in.VersionIdMarker = page.NextKeyMarker, page.NextVersionIdMarker
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].gen != out[j].gen {
+			return out[i].gen < out[j].gen
+		}
+		return out[i].id < out[j].id
 	})
-	sort.Slice(gens, func(i, j int) bool { return gens[i] < gens[j] })
-	return gens, err
+	return out, nil
 }
 
 // list calls fn for every key under prefix.
@@ -298,8 +451,9 @@ type LoadResult struct {
 
 // Load publishes a new generation of the segment holding exactly ids, fenced
 // on the row it read: a racing writer that published first makes it fail
-// with CodeConflict and leaves nothing of it behind. It then keeps Keep older
-// generations and deletes the rest.
+// with CodeConflict, and it deletes the generation it wrote. It then keeps
+// Keep older generations and deletes the rest (their noncurrent versions stay
+// until the bucket's noncurrent-version expiry, as history for a restore).
 func (s *Store) Load(ctx context.Context, namespace, segment string, ids []uint32) (LoadResult, error) {
 	if err := checkNames("load", namespace, segment); err != nil {
 		return LoadResult{}, err
@@ -316,23 +470,35 @@ func (s *Store) LoadBitmap(ctx context.Context, namespace, segment string, bm *r
 	if err != nil {
 		return LoadResult{}, wrap("load", err)
 	}
-	gens, err := s.listGenerations(ctx, namespace, segment)
+	gen := uint64(1)
+	if r != nil {
+		gen = r.Next
+	}
+	token, err := r.nextToken()
 	if err != nil {
 		return LoadResult{}, wrap("load", err)
 	}
-	gen, err := s.rewrite(ctx, namespace, segment, r, etag, gens, bm)
+	next, _, err := s.writeAndPublish(ctx, namespace, segment, row{Gen: gen, Next: gen + 1, Token: token, Count: bm.GetCardinality()}, etag, bm)
 	if err != nil {
 		return LoadResult{}, wrap("load", err)
 	}
-	var old []uint64
-	for _, g := range gens {
-		if g < gen {
-			old = append(old, g)
+	gen = next.Gen
+	// Collection: every generation below the one published is unreferenced
+	// for good (a writer that read an older row is refused; one that reads
+	// this row takes a higher number). Keep the Keep newest of them.
+	vs, err := s.listVersions(ctx, namespace, segment)
+	if err != nil {
+		return LoadResult{}, wrap("load", err)
+	}
+	var older []uint64
+	for _, v := range vs {
+		if v.latest && !v.marker && v.gen < gen {
+			older = append(older, v.gen)
 		}
 	}
-	if len(old) > s.opts.Keep {
-		for _, g := range old[:len(old)-s.opts.Keep] {
-			if err := s.deleteGeneration(ctx, namespace, segment, g); err != nil {
+	if len(older) > s.opts.Keep {
+		for _, g := range older[:len(older)-s.opts.Keep] {
+			if err := s.deleteVersion(ctx, namespace, segment, g, "", 1); err != nil {
 				return LoadResult{}, wrap("load", err)
 			}
 		}
@@ -340,32 +506,47 @@ func (s *Store) LoadBitmap(ctx context.Context, namespace, segment string, bm *r
 	return LoadResult{Generation: gen, Count: bm.GetCardinality()}, nil
 }
 
-// rewrite writes bm as a generation numbered above every one listed and
-// publishes it over r (nil: a new segment). On a lost race it deletes its own
-// generation object and returns CodeConflict.
-func (s *Store) rewrite(ctx context.Context, ns, seg string, r *row, etag string, listed []uint64, bm *roaring.Bitmap) (uint64, error) {
-	gen := uint64(1)
-	if r != nil {
-		gen = r.Next
+// maxTakenNumbers bounds how many taken generation numbers a writer steps
+// over before it gives up (CodeConflict).
+const maxTakenNumbers = 8
+
+// writeAndPublish writes bm as generation next.Gen and publishes next over
+// the row with etag. A number already taken (by a racing writer that read the
+// same row, or by the orphan of one that never published) is stepped over:
+// the writer takes the next one, and its publish, fenced on etag, decides
+// between them; the row's next number then moves past every number stepped
+// over, so nothing can ever publish those. When a racing writer's publish
+// refused ours, the generation is unreferenced for good and deleted (the
+// exact version written); otherwise it is left (see below), never reused.
+func (s *Store) writeAndPublish(ctx context.Context, ns, seg string, next row, etag string, bm *roaring.Bitmap) (row, written, error) {
+	var (
+		w   written
+		err error
+	)
+	for i := 0; ; i++ {
+		w, err = s.writeGeneration(ctx, ns, seg, next.Gen, bm)
+		if CodeOf(err) != CodeConflict || i+1 >= maxTakenNumbers {
+			break
+		}
+		next.Gen++
+		next.Next = next.Gen + 1
 	}
-	if n := len(listed); n > 0 && listed[n-1] >= gen {
-		gen = listed[n-1] + 1
-	}
-	if err := s.writeGeneration(ctx, ns, seg, gen, bm); err != nil {
-		return 0, err
-	}
-	token, err := r.nextToken()
 	if err != nil {
-		return 0, err
+		return next, written{}, err
 	}
-	if err := s.publish(ctx, ns, seg, row{Gen: gen, Next: gen + 1, Token: token, Count: bm.GetCardinality()}, etag); err != nil {
-		// Best effort: a generation nothing points at is never read; a later
-		// rewrite's collection deletes it if this delete fails.
-		_ = s.deleteGeneration(context.WithoutCancel(ctx), ns, seg, gen)
-		return 0, err
+	if err := s.publish(ctx, ns, seg, next, etag, true); err != nil {
+		if CodeOf(err) == CodeConflict {
+			// A racing writer published: the row's next number is above ours
+			// now, so ours can never be published nor taken again.
+			_ = s.deleteVersion(context.WithoutCancel(ctx), ns, seg, w.gen, w.version, cleanupAttempts)
+		}
+		// Otherwise the row may still offer our number (a publish refused
+		// outright) or name it (outcome unknown): leave the object. The next
+		// writer steps over it, and its number falls below the row's next.
+		return next, written{}, err
 	}
 	s.invalidate(ns, seg)
-	return gen, nil
+	return next, w, nil
 }
 
 func (s *Store) invalidate(ns, seg string) {
@@ -376,7 +557,9 @@ func (s *Store) invalidate(ns, seg string) {
 
 // current returns the segment's current bitmap through the reader cache: the
 // pointer is read again once ReadTTL has passed since it was last read.
-// A segment with no row is (nil, nil).
+// A segment with no row is (nil, nil). A generation gone between reading the
+// row and reading it is a racing publish and collection: the row is read
+// again, and only a row that still names a missing generation is a fault.
 func (s *Store) current(ctx context.Context, ns, seg string) (*roaring.Bitmap, error) {
 	key := ns + "/" + seg
 	now := s.opts.Now()
@@ -386,28 +569,33 @@ func (s *Store) current(ctx context.Context, ns, seg string) (*roaring.Bitmap, e
 	if c != nil && now.Sub(c.checked) < s.opts.ReadTTL {
 		return c.bitmap, nil
 	}
-	r, _, err := s.readRow(ctx, ns, seg)
-	if err != nil {
-		return nil, err
-	}
-	if r == nil {
-		s.invalidate(ns, seg)
-		return nil, nil
-	}
-	if c == nil || c.gen != r.Gen {
-		bm, err := s.readGeneration(ctx, ns, seg, r.Gen)
+	for attempt := 0; ; attempt++ {
+		r, _, err := s.readRow(ctx, ns, seg)
 		if err != nil {
 			return nil, err
 		}
-		c = &cached{gen: r.Gen, bitmap: bm}
-	} else {
-		c = &cached{gen: c.gen, bitmap: c.bitmap}
+		if r == nil {
+			s.invalidate(ns, seg)
+			return nil, nil
+		}
+		if c != nil && c.gen == r.Gen {
+			c = &cached{gen: c.gen, bitmap: c.bitmap}
+		} else {
+			bm, _, err := s.readGeneration(ctx, ns, seg, r.Gen, "")
+			if CodeOf(err) == CodeGenerationMissing && attempt < 2 {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			c = &cached{gen: r.Gen, bitmap: bm}
+		}
+		c.checked = now
+		s.mu.Lock()
+		s.cache[key] = c
+		s.mu.Unlock()
+		return c.bitmap, nil
 	}
-	c.checked = now
-	s.mu.Lock()
-	s.cache[key] = c
-	s.mu.Unlock()
-	return c.bitmap, nil
 }
 
 // Contains says whether the segment's current generation, as this process's

@@ -122,19 +122,26 @@ func TestEraseSubjectIsPhysicalOnReturn(t *testing.T) {
 }
 
 // raceClient runs a racing Load through the raw client just before the
-// erasure publishes its row for one segment: between its read and its publish.
+// first write whose key starts with keyPrefix: after the writer read the row,
+// before its own write. The racing load takes the same generation number and
+// publishes first.
 type raceClient struct {
 	bitmapstore.S3
-	rowKey string
-	once   sync.Once
-	race   func()
+	keyPrefix string
+	once      sync.Once
+	race      func()
 }
 
 func (c *raceClient) PutObject(ctx context.Context, in *s3.PutObjectInput, opts ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
-	if *in.Key == c.rowKey && in.IfMatch != nil {
+	if strings.HasPrefix(*in.Key, c.keyPrefix) {
 		c.once.Do(c.race)
 	}
 	return c.S3.PutObject(ctx, in, opts...)
+}
+
+// segmentGenerations is the key prefix of one segment's generations.
+func segmentGenerations(seg string) string {
+	return bitmapstore.DefaultPrefix + ns + "/segments/" + seg + "."
 }
 
 func TestRacingLoadSupersedesThenRerunErases(t *testing.T) {
@@ -143,7 +150,7 @@ func TestRacingLoadSupersedesThenRerunErases(t *testing.T) {
 	loader := newStore(t, raw)
 	load(t, loader, "a", 1, subject)
 	load(t, loader, "z", 9, subject)
-	rc := &raceClient{S3: raw, rowKey: bitmapstore.DefaultPrefix + "registry/" + ns + "/a.reg"}
+	rc := &raceClient{S3: raw, keyPrefix: segmentGenerations("a")}
 	rc.race = func() { load(t, loader, "a", 1, 2, subject) } // the load re-adds the id
 	eraser := newStore(t, rc)
 
@@ -235,7 +242,7 @@ func TestConcurrentLoadsOneWinsNoOrphan(t *testing.T) {
 	st := newStore(t, raw, func(o *bitmapstore.Options) { o.Keep = 5 })
 	load(t, st, "a", 1)
 	other := newStore(t, raw, func(o *bitmapstore.Options) { o.Keep = 5 })
-	rc := &raceClient{S3: raw, rowKey: bitmapstore.DefaultPrefix + "registry/" + ns + "/a.reg"}
+	rc := &raceClient{S3: raw, keyPrefix: segmentGenerations("a")}
 	rc.race = func() { load(t, other, "a", 3) }
 	racer := newStore(t, rc, func(o *bitmapstore.Options) { o.Keep = 5 })
 	_, err := racer.Load(context.Background(), ns, "a", []uint32{2})
