@@ -209,11 +209,20 @@ func TestBitmapBucketTemplate(t *testing.T) {
 			if !strings.Contains(res, bucketID) {
 				t.Errorf("an S3 grant on another resource: %v", stm)
 			}
-			s3Grants = append(s3Grants, actions+" on "+map[bool]string{true: "objects under cbm/*", false: "the bucket"}[strings.Contains(res, "/cbm/*")])
+			on := "the bucket"
+			switch {
+			case strings.Contains(res, "/cbm/*/segments/*"):
+				on = "generation keys under cbm/*/segments/*"
+			case strings.Contains(res, "/cbm/*"):
+				on = "objects under cbm/*"
+			}
+			s3Grants = append(s3Grants, actions+" on "+on)
 		}
 	}
 	sort.Strings(s3Grants)
-	want := []string{"[s3:AbortMultipartUpload s3:DeleteObject s3:GetObject s3:PutObject] on objects under cbm/*", "s3:ListBucket on the bucket"}
+	want := []string{"[s3:AbortMultipartUpload s3:DeleteObject s3:GetObject s3:PutObject] on objects under cbm/*",
+		"[s3:DeleteObjectVersion s3:GetObjectVersion] on generation keys under cbm/*/segments/*",
+		"[s3:ListBucket s3:ListBucketVersions] on the bucket"}
 	if fmt.Sprint(s3Grants) != fmt.Sprint(want) {
 		t.Errorf("S3 grants\n got %v\nwant %v", s3Grants, want)
 	}

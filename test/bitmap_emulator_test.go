@@ -63,8 +63,8 @@ func TestBitmapStoreOnTheChannel(t *testing.T) {
 		t.Fatalf("after DONE the store still holds the sample: %v, %v", held, err)
 	}
 	rep, err := bitmapstore.Audit(ctx, sharedEmulator(t).S3.Client(), "bitmaps-round", bitmapstore.DefaultPrefix, examplestore.SampleSubjectID)
-	if err != nil || len(rep.CurrentHolders) != 0 {
-		t.Fatalf("audit %+v, %v", rep, err)
+	if err != nil || len(rep.CurrentHolders) != 0 || rep.NoncurrentHolders != 0 {
+		t.Fatalf("audit %+v, %v: want no object version holding the subject", rep, err)
 	}
 	assertNoLeak(t, lc.logs.String(), req)
 }

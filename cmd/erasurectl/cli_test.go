@@ -197,6 +197,11 @@ func TestSynthAndLocalEndToEnd(t *testing.T) {
 			t.Errorf("%s still holds the sample account", store)
 		}
 	}
+	// The bitmap store's proof, read back through the S3 API: no object
+	// version, current or noncurrent, holds the erased subject.
+	if b := sum.Bitmap; b == nil || b.Audit.CurrentGenerations == 0 || len(b.Audit.CurrentHolders) != 0 || b.Audit.NoncurrentHolders != 0 {
+		t.Errorf("bitmap proof %+v: want generations read and none holding the subject", b)
+	}
 }
 
 // TestCheckTemplates: erasurectl check over plain CloudFormation YAML with

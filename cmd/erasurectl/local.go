@@ -302,7 +302,7 @@ func (l *localCmd) printSummary(g *globals, sum localSummary, first, second stri
 	if b := sum.Bitmap; b != nil {
 		fmt.Fprintf(g.Stdout, "\nbitmap store proof (every object version in the bucket, read back):\n")
 		fmt.Fprintf(g.Stdout, "  current generations     %d, holding the erased subject: %d\n", b.Audit.CurrentGenerations, len(b.Audit.CurrentHolders))
-		fmt.Fprintf(g.Stdout, "  noncurrent generations  %d, holding it: %d, removed by the noncurrent-version expiry within %d days (cap %d)\n",
+		fmt.Fprintf(g.Stdout, "  noncurrent generations  %d, holding it: %d (the erasure deletes, by version id, every version that held it; the rest expire within %d days, cap %d)\n",
 			b.Audit.NoncurrentGenerations, b.Audit.NoncurrentHolders, b.NoncurrentExpiryDays, b.NoncurrentExpiryCapDays)
 		fmt.Fprintf(g.Stdout, "  delete markers          %d; other versions (registry rows, directory) %d\n", b.Audit.DeleteMarkers, b.Audit.OtherVersions)
 	}

@@ -214,12 +214,21 @@ func (b *BitmapStoreBucket) AddLifecycleRule(rule *awss3.LifecycleRule) {
 // kms:Decrypt and kms:GenerateDataKey on the bucket's key.
 func (b *BitmapStoreBucket) GrantLibrary(grantee awsiam.IGrantable) {
 	awsiam.Grant_AddToPrincipalOrResource(&awsiam.GrantWithResourceOptions{
-		Grantee: grantee, Actions: jsii.Strings("s3:ListBucket"),
+		Grantee: grantee, Actions: jsii.Strings("s3:ListBucket", "s3:ListBucketVersions"),
 		ResourceArns: jsii.Strings(*b.Bucket.BucketArn()), Resource: b.Bucket,
 	})
 	awsiam.Grant_AddToPrincipalOrResource(&awsiam.GrantWithResourceOptions{
 		Grantee: grantee, Actions: jsii.Strings("s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"),
 		ResourceArns: jsii.Strings(*b.Bucket.ArnForObjects(jsii.String(b.Prefix + "*"))), Resource: b.Bucket,
+	})
+	// Subject erasure deletes, by version id, every version of a generation
+	// that holds the id, and reads noncurrent ones to know: only on the
+	// generation keys (<prefix><namespace>/segments/...), never on the
+	// registry, whose history stays for a restore (the store reserves the
+	// namespace names "registry" and "segments").
+	awsiam.Grant_AddToPrincipalOrResource(&awsiam.GrantWithResourceOptions{
+		Grantee: grantee, Actions: jsii.Strings("s3:GetObjectVersion", "s3:DeleteObjectVersion"),
+		ResourceArns: jsii.Strings(*b.Bucket.ArnForObjects(jsii.String(b.Prefix + "*/segments/*"))), Resource: b.Bucket,
 	})
 	b.Key.Grant(grantee, jsii.String("kms:Decrypt"), jsii.String("kms:GenerateDataKey"))
 }
@@ -237,8 +246,11 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 		// The library writes keys of its own choosing under its prefix: the
 		// object actions can only be granted on <bucket>/<prefix>*.
 		cdknag.NagSuppressions_AddResourceSuppressions(role, &[]*cdknag.NagPackSuppression{{Id: jsii.String("AwsSolutions-IAM5"),
-			Reason:    jsii.String("The bitmap library names its objects (registry rows, generations) under its prefix at run time; the object actions are limited to <bucket>/" + b.Prefix + "*, the bucket itself gets only s3:ListBucket."),
-			AppliesTo: &[]interface{}{"Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix + "*"}}}, jsii.Bool(true))
+			Reason:    jsii.String("The bitmap library names its objects (registry rows, generations) under its prefix at run time; the object actions are limited to <bucket>/" + b.Prefix + "*, version reads and deletes to its generation keys <bucket>/" + b.Prefix + "*/segments/*, the bucket itself gets only s3:ListBucket and s3:ListBucketVersions."),
+			AppliesTo: &[]interface{}{
+				"Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix + "*",
+				"Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix + "*/segments/*",
+			}}}, jsii.Bool(true))
 	}
 	s.Function.AddEnvironment(jsii.String(contract.EnvBitmapBucket), b.Bucket.BucketName(), nil)
 	s.Function.AddEnvironment(jsii.String(contract.EnvBitmapPrefix), jsii.String(b.Prefix), nil)

@@ -237,7 +237,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 	mix := rand.New(rand.NewPCG(cfg.Seed, 11))
 	var exps []expectation
 	var bad [][]byte
-	var expiredIDs []string
+	var expired []contract.Request
 	start := time.Now()
 	// In flight: not yet answered by every store, and published less than
 	// R + S ago (after that it is answered, dead-lettered, or lost).
@@ -291,8 +291,9 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 			led.Malformed++
 		}
 		if i == 0 || mix.Float64() < cfg.ExpiredP { // at least one, always
-			r := contract.Request{Type: contract.TypeCheck, RequestID: publisher.NewRequestID(), KeyKind: contract.KeyAccount,
-				Key: fmt.Sprintf("acct-expired-%d", i), ExpiresAt: time.Now().UTC().Add(-time.Second)}
+			// Every type in turn, destructive ones included: an expired ERASE
+			// or REFILE must be consumed with no answer and no action.
+			r := expiredRequest(led.Expired, i)
 			b, err := contract.EncodeRequest(r)
 			if err != nil {
 				return led, err
@@ -300,7 +301,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 			if err := publishRaw(ctx, cl.SNS, ch.TopicARN, b); err != nil {
 				return led, err
 			}
-			expiredIDs = append(expiredIDs, r.RequestID)
+			expired = append(expired, r)
 			led.Expired++
 		}
 	}
@@ -341,12 +342,12 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 	if led.ConflictingDuplicates > 0 {
 		led.Violations = append(led.Violations, fmt.Sprintf("%d duplicate answers differ from the first", led.ConflictingDuplicates))
 	}
-	return led, check(ctx, &led, cfg, c, ch, collector, names, kinds, exps, bad, expiredIDs, logs.String())
+	return led, check(ctx, &led, cfg, c, ch, collector, names, kinds, exps, bad, expired, logs.String())
 }
 
 // check verifies the invariant and fills the ledger's counts and latencies.
 func check(ctx context.Context, led *Ledger, cfg Config, c contract.Constants, ch *local.Channel, col *publisher.Collector,
-	names []string, kinds map[string]string, exps []expectation, bad [][]byte, expiredIDs []string, logs string) error {
+	names []string, kinds map[string]string, exps []expectation, bad [][]byte, expired []contract.Request, logs string) error {
 	dlq := map[string]map[string]int{} // store -> body -> count
 	for _, n := range names {
 		bodies, err := drain(ctx, ch.SQS, ch.Stores[n].DeadLetterQueue.URL)
@@ -392,9 +393,10 @@ func check(ctx context.Context, led *Ledger, cfg Config, c contract.Constants, c
 			lat = append(lat, d)
 		}
 	}
-	for _, id := range expiredIDs {
-		if st := col.Status(publisher.RoundKey{RequestID: id}, names); len(st.Answered) > 0 {
-			led.Violations = append(led.Violations, fmt.Sprintf("an expired request was answered by %d stores", len(st.Answered)))
+	for _, r := range expired {
+		key := publisher.RoundKey{RequestID: r.RequestID, SendNo: r.SendNo}
+		if st := col.Status(key, names); len(st.Answered) > 0 {
+			led.Violations = append(led.Violations, fmt.Sprintf("an expired %s was answered by %d stores", r.Type, len(st.Answered)))
 		}
 	}
 	for _, b := range bad {
@@ -418,6 +420,12 @@ func check(ctx context.Context, led *Ledger, cfg Config, c contract.Constants, c
 	for _, e := range exps {
 		if leaked(e.req) {
 			led.Violations = append(led.Violations, "a log line carries a requestId, key or address")
+			break
+		}
+	}
+	for _, r := range expired {
+		if leaked(r) {
+			led.Violations = append(led.Violations, "a log line carries an expired request's requestId, key or address")
 			break
 		}
 	}
@@ -509,4 +517,22 @@ func sampleHeap(ctx context.Context) func() uint64 {
 		}
 	}()
 	return peak.Load
+}
+
+// expiredRequest is the n-th expired request: ERASE, REFILE, CHECK and
+// CLASSIFY in turn, each with values of its own so a leak of any is seen.
+func expiredRequest(n, i int) contract.Request {
+	r := contract.Request{RequestID: publisher.NewRequestID(), ExpiresAt: time.Now().UTC().Add(-time.Second)}
+	switch n % 4 {
+	case 0:
+		r.Type, r.SendNo, r.KeyKind, r.Key = contract.TypeErase, 1, contract.KeyAccount, fmt.Sprintf("acct-expired-erase-%d", i)
+	case 1:
+		r.Type, r.SendNo, r.KeyKind = contract.TypeRefile, 1, contract.KeyAddress
+		r.From, r.To, r.AccountID = fmt.Sprintf("expired-from-%d@example.com", i), fmt.Sprintf("expired-to-%d@example.com", i), fmt.Sprintf("acct-expired-refile-%d", i)
+	case 2:
+		r.Type, r.KeyKind, r.Key = contract.TypeCheck, contract.KeyAccount, fmt.Sprintf("acct-expired-check-%d", i)
+	default:
+		r.Type, r.KeyKind, r.Key = contract.TypeClassify, contract.KeyAddress, fmt.Sprintf("expired-classify-%d@example.com", i)
+	}
+	return r
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -26,7 +27,7 @@ const (
 // countingClient counts S3 requests by operation.
 type countingClient struct {
 	bitmapstore.S3
-	get, put, del, list atomic.Int64
+	get, put, del, list, listVersions atomic.Int64
 }
 
 func (c *countingClient) GetObject(ctx context.Context, in *s3.GetObjectInput, o ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
@@ -45,8 +46,20 @@ func (c *countingClient) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2
 	c.list.Add(1)
 	return c.S3.ListObjectsV2(ctx, in, o...)
 }
+func (c *countingClient) ListObjectVersions(ctx context.Context, in *s3.ListObjectVersionsInput, o ...func(*s3.Options)) (*s3.ListObjectVersionsOutput, error) {
+	c.listVersions.Add(1)
+	return c.S3.ListObjectVersions(ctx, in, o...)
+}
 func (c *countingClient) total() int64 {
-	return c.get.Load() + c.put.Load() + c.del.Load() + c.list.Load()
+	return c.get.Load() + c.put.Load() + c.del.Load() + c.list.Load() + c.listVersions.Load()
+}
+
+// latencyTransport adds a fixed delay to every S3 request: a round trip to S3.
+type latencyTransport struct{ delay time.Duration }
+
+func (l latencyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	time.Sleep(l.delay)
+	return http.DefaultTransport.RoundTrip(req)
 }
 
 // segmentIDs is one segment's ids: every subject plus random others.
@@ -105,18 +118,29 @@ func BenchmarkLoad100x100k(b *testing.B) {
 }
 
 // BenchmarkEraseSubject100x100k: erasing one subject from 100 segments of
-// 100,000 ids each, every one of which holds it. Reports S3 requests per
-// segment and the peak heap in use during the erasures.
+// 100,000 ids each, every one of which holds it, with 0 and 20 ms added to
+// every S3 request, at the default concurrency (8) and at 32. Reports S3
+// requests per segment, in all and by kind, and the peak heap in use.
 func BenchmarkEraseSubject100x100k(b *testing.B) {
+	for _, c := range []struct {
+		latency     time.Duration
+		concurrency int
+	}{{0, 8}, {20 * time.Millisecond, 8}, {20 * time.Millisecond, 32}} {
+		b.Run(fmt.Sprintf("latency=%dms/concurrency=%d", c.latency.Milliseconds(), c.concurrency), func(b *testing.B) {
+			benchmarkErase(b, c.latency, c.concurrency)
+		})
+	}
+}
+
+func benchmarkErase(b *testing.B, latency time.Duration, concurrency int) {
 	if b.N > benchSubjects {
 		b.Skipf("at most %d iterations (one fresh subject each): use -benchtime %dx", benchSubjects, benchSubjects)
 	}
 	srv := newS3(b)
-	cc := &countingClient{S3: srv.Client()}
-	st := newStore(b, cc, func(o *bitmapstore.Options) { o.Keep = 0 })
-	loadAll(b, st)
+	loadAll(b, newStore(b, srv.Client()))
+	cc := &countingClient{S3: srv.ClientWith(latencyTransport{latency}, 3)}
+	st := newStore(b, cc, func(o *bitmapstore.Options) { o.Keep, o.Concurrency = 0, concurrency })
 	runtime.GC()
-	before := cc.total()
 	stop := peakHeap()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -127,6 +151,11 @@ func BenchmarkEraseSubject100x100k(b *testing.B) {
 	}
 	b.StopTimer()
 	peak := stop()
-	b.ReportMetric(float64(cc.total()-before)/float64(b.N*benchSegments), "S3-requests/segment")
+	per := func(n int64) float64 { return float64(n) / float64(b.N*benchSegments) }
+	b.ReportMetric(per(cc.total()), "S3-requests/segment")
+	b.ReportMetric(per(cc.get.Load()), "GET/segment")
+	b.ReportMetric(per(cc.put.Load()), "PUT/segment")
+	b.ReportMetric(per(cc.del.Load()), "DELETE/segment")
+	b.ReportMetric(per(cc.list.Load()+cc.listVersions.Load()), "LIST/segment")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 }
