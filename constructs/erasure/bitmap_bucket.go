@@ -246,7 +246,7 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 		// The library writes keys of its own choosing under its prefix: the
 		// object actions can only be granted on <bucket>/<prefix>*.
 		cdknag.NagSuppressions_AddResourceSuppressions(role, &[]*cdknag.NagPackSuppression{{Id: jsii.String("AwsSolutions-IAM5"),
-			Reason:    jsii.String("The bitmap library names its objects (registry rows, generations) under its prefix at run time; the object actions are limited to <bucket>/" + b.Prefix + "*, version reads and deletes to its generation keys <bucket>/" + b.Prefix + "*/segments/*, the bucket itself gets only s3:ListBucket and s3:ListBucketVersions."),
+			Reason: jsii.String("The bitmap library names its objects (registry rows, generations) under its prefix at run time; the object actions are limited to <bucket>/" + b.Prefix + "*, version reads and deletes to its generation keys <bucket>/" + b.Prefix + "*/segments/*, the bucket itself gets only s3:ListBucket and s3:ListBucketVersions."),
 			AppliesTo: &[]interface{}{
 				"Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix + "*",
 				"Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix + "*/segments/*",
