@@ -104,11 +104,13 @@ func (t *Transport) Counts() (map[string]int, int) {
 	return out, t.requests
 }
 
-// Writes returns every PutObject S3 applied so far.
-func (t *Transport) Writes() []Write {
+// TakeWrites returns every PutObject S3 applied since the last call.
+func (t *Transport) TakeWrites() []Write {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]Write(nil), t.writes...)
+	out := t.writes
+	t.writes = nil
+	return out
 }
 
 func (t *Transport) pick() Fault {

@@ -33,6 +33,9 @@ var (
 	stressSubjects = []uint32{3, 7} // the ids erasures erase
 )
 
+// stressIterationsPerBucket is how many iterations share a bucket.
+const stressIterationsPerBucket = 100
+
 // tagBase + n is load n's tag: an id no erasure erases, so every generation
 // (and every rewrite of it) names the load it came from.
 const tagBase = 1_000_000
@@ -96,20 +99,33 @@ func TestStressEraseLoadRace(t *testing.T) {
 	raw := srv.Client()
 	rng := rand.New(rand.NewSource(*stressSeed))
 	led := &stressLedger{}
-	stores := make([]*bitmapstore.Store, 4)
-	for i := range stores {
-		st, err := bitmapstore.New(faulty, bitmapstore.Options{Bucket: bucket, ReadTTL: time.Millisecond, Keep: 1, Concurrency: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		stores[i] = st
-	}
-	quiet, err := bitmapstore.New(raw, bitmapstore.Options{Bucket: bucket, ReadTTL: time.Millisecond, Keep: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var (
+		stores []*bitmapstore.Store
+		quiet  *bitmapstore.Store
+		bkt    string
+	)
 	loadSeq := 0
 	for it := 0; it < *stressIterations; it++ {
+		if it%stressIterationsPerBucket == 0 {
+			// A fresh bucket now and then: the emulator lists by scanning the
+			// whole bucket, so a long run in one bucket would slow down.
+			bkt = fmt.Sprintf("stress-%d", it/stressIterationsPerBucket)
+			if err := srv.CreateVersionedBucket(context.Background(), bkt); err != nil {
+				t.Fatal(err)
+			}
+			stores = stores[:0]
+			for i := 0; i < 4; i++ {
+				st, err := bitmapstore.New(faulty, bitmapstore.Options{Bucket: bkt, ReadTTL: time.Millisecond, Keep: 1, Concurrency: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				stores = append(stores, st)
+			}
+			var err error
+			if quiet, err = bitmapstore.New(raw, bitmapstore.Options{Bucket: bkt, ReadTTL: time.Millisecond, Keep: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		led.iterations++
 		nsName := "it-" + strconv.Itoa(it)
 		ctx := context.Background()
@@ -176,7 +192,7 @@ func TestStressEraseLoadRace(t *testing.T) {
 			}
 		}
 		tr.SetEnabled(false)
-		checkIteration(t, raw, tr, nsName, loads, erases, led)
+		checkIteration(t, raw, tr, bkt, nsName, loads, erases, led)
 		// Convergence: writers stopped, no faults.
 		for _, x := range stressSubjects {
 			complete := false
@@ -191,11 +207,11 @@ func TestStressEraseLoadRace(t *testing.T) {
 			if !complete {
 				led.violate("iteration %d: erasing %d did not converge in 3 runs once writers stopped", it, x)
 			}
-			for _, h := range versionsHolding(t, raw, nsName, x) {
+			for _, h := range versionsHolding(t, raw, bkt, nsName, x) {
 				led.violate("iteration %d: after convergence, %s still holds %d", it, h.key, x)
 			}
 		}
-		checkRowsNameGenerations(t, raw, nsName, it, led)
+		checkRowsNameGenerations(t, raw, bkt, nsName, it, led)
 		tr.SetEnabled(true)
 	}
 	counts, requests := tr.Counts()
@@ -243,7 +259,7 @@ type heldVersion struct {
 
 // versionsHolding reads every version of every generation key of namespace
 // through the S3 API and returns those that hold id.
-func versionsHolding(t *testing.T, c *s3.Client, namespace string, id uint32) []heldVersion {
+func versionsHolding(t *testing.T, c *s3.Client, bucket, namespace string, id uint32) []heldVersion {
 	t.Helper()
 	ctx := context.Background()
 	prefix := bitmapstore.DefaultPrefix + namespace + "/segments/"
@@ -277,12 +293,12 @@ func versionsHolding(t *testing.T, c *s3.Client, namespace string, id uint32) []
 }
 
 // checkIteration is the oracle's view of one interleaving, at quiescence.
-func checkIteration(t *testing.T, c *s3.Client, tr *s3fault.Transport, namespace string, loads map[int]*loadRecord, erases []*eraseRecord, led *stressLedger) {
+func checkIteration(t *testing.T, c *s3.Client, tr *s3fault.Transport, bucket, namespace string, loads map[int]*loadRecord, erases []*eraseRecord, led *stressLedger) {
 	t.Helper()
 	writtenAt := map[string]time.Time{}
 	chains := map[string][]rowWrite{} // segment -> its row's writes, in the order they replaced each other
 	bySeg := map[string][]s3fault.Write{}
-	for _, w := range tr.Writes() {
+	for _, w := range tr.TakeWrites() {
 		writtenAt[w.VersionID] = w.At
 		if strings.Contains(w.Key, "/registry/"+namespace+"/") {
 			seg := strings.TrimSuffix(w.Key[strings.LastIndex(w.Key, "/")+1:], ".reg")
@@ -302,7 +318,7 @@ func checkIteration(t *testing.T, c *s3.Client, tr *s3fault.Transport, namespace
 			}
 		}
 	}
-	pointers := checkRowsNameGenerations(t, c, namespace, -1, led)
+	pointers := checkRowsNameGenerations(t, c, bucket, namespace, -1, led)
 	for _, e := range erases {
 		led.erasures++
 		if e.err != nil {
@@ -330,7 +346,7 @@ func checkIteration(t *testing.T, c *s3.Client, tr *s3fault.Transport, namespace
 				erasedSegs[seg] = true
 			}
 		}
-		for _, h := range versionsHolding(t, c, namespace, e.subject) {
+		for _, h := range versionsHolding(t, c, bucket, namespace, e.subject) {
 			seg := segmentOfKey(h.key)
 			if !erasedSegs[seg] {
 				continue
@@ -339,7 +355,7 @@ func checkIteration(t *testing.T, c *s3.Client, tr *s3fault.Transport, namespace
 				led.violate("%s: segment %s erased of %d, yet %s (version written before the erasure began) holds it", namespace, seg, e.subject, h.key)
 			}
 			if h.current && h.key == pointers[seg] && !fencedBefore(chains[seg], e.op, h.key) {
-				led.violate("%s: segment %s erased of %d, yet the generation its row names, %s, holds it and was published before that erasure's fence", namespace, seg, e.subject, h.key)
+				led.violate("%s: segment %s erased of %d, yet the generation its row names, %s, holds it and was not published on top of that erasure's fence", namespace, seg, e.subject, h.key)
 			}
 		}
 	}
@@ -421,7 +437,7 @@ func segmentOfKey(key string) string {
 // checkRowsNameGenerations: every row of the namespace names a generation
 // that exists (read through the S3 API). It returns each segment's pointer:
 // the key of the generation its row names.
-func checkRowsNameGenerations(t *testing.T, c *s3.Client, namespace string, it int, led *stressLedger) map[string]string {
+func checkRowsNameGenerations(t *testing.T, c *s3.Client, bucket, namespace string, it int, led *stressLedger) map[string]string {
 	t.Helper()
 	ctx := context.Background()
 	pointers := map[string]string{}
