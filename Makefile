@@ -63,7 +63,7 @@ bench-parse: tools
 	tools/bench-parse
 
 ## bench-bitmap: EraseSubject for one id over 100 segments of 100,000 ids on the embedded S3 (0 and 20 ms
-## added to each request; concurrency 8 and 32), and their load.
+## added to each request; concurrency 8, 32 and 64), and their load.
 bench-bitmap:
 	go test -run '^$$' -bench . -benchtime 5x -benchmem ./stacks/examplestore/bitmapstore
 

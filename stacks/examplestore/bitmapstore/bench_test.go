@@ -119,13 +119,13 @@ func BenchmarkLoad100x100k(b *testing.B) {
 
 // BenchmarkEraseSubject100x100k: erasing one subject from 100 segments of
 // 100,000 ids each, every one of which holds it, with 0 and 20 ms added to
-// every S3 request, at the default concurrency (8) and at 32. Reports S3
+// every S3 request, at the default concurrency (8), at 32 and at 64. Reports S3
 // requests per segment, in all and by kind, and the peak heap in use.
 func BenchmarkEraseSubject100x100k(b *testing.B) {
 	for _, c := range []struct {
 		latency     time.Duration
 		concurrency int
-	}{{0, 8}, {20 * time.Millisecond, 8}, {20 * time.Millisecond, 32}} {
+	}{{0, 8}, {20 * time.Millisecond, 8}, {20 * time.Millisecond, 32}, {20 * time.Millisecond, 64}} {
 		b.Run(fmt.Sprintf("latency=%dms/concurrency=%d", c.latency.Milliseconds(), c.concurrency), func(b *testing.B) {
 			benchmarkErase(b, c.latency, c.concurrency)
 		})
