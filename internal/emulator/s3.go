@@ -49,8 +49,10 @@ func StartS3(region string) (*S3, error) {
 
 // Client returns an S3 client for the endpoint (static test credentials,
 // path-style addressing).
-func (s *S3) Client() *s3.Client {
-	return s3.New(s3.Options{
+func (s *S3) Client() *s3.Client { return s3.New(s.options()) }
+
+func (s *S3) options() s3.Options {
+	return s3.Options{
 		Region:       s.Region,
 		BaseEndpoint: aws.String(s.Endpoint),
 		UsePathStyle: true,
@@ -58,7 +60,7 @@ func (s *S3) Client() *s3.Client {
 		// gofakes3 does not speak the SDK's default flexible checksums on every call.
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-	})
+	}
 }
 
 // CreateVersionedBucket creates a bucket with versioning on, as the
@@ -82,20 +84,14 @@ func (s *S3) Stop() {
 // transport (a fault injector) and whose retries, when the SDK makes them,
 // wait a millisecond instead of backing off for seconds.
 func (s *S3) ClientWith(transport http.RoundTripper, maxAttempts int) *s3.Client {
-	return s3.New(s3.Options{
-		Region:                     s.Region,
-		BaseEndpoint:               aws.String(s.Endpoint),
-		UsePathStyle:               true,
-		Credentials:                credentials.NewStaticCredentialsProvider("local", "local", ""),
-		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
-		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-		HTTPClient:                 &http.Client{Transport: transport},
-		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
-			o.MaxAttempts = maxAttempts
-			o.RateLimiter = ratelimit.None
-			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return time.Millisecond, nil })
-		}),
+	o := s.options()
+	o.HTTPClient = &http.Client{Transport: transport}
+	o.Retryer = retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = maxAttempts
+		o.RateLimiter = ratelimit.None
+		o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return time.Millisecond, nil })
 	})
+	return s3.New(o)
 }
 
 // promotingBackend is s3mem with one fix. Deleting an object's current
