@@ -15,6 +15,9 @@ type checkCmd struct {
 	Paths    []string `arg:"" name:"path" help:"A cloud assembly directory (cdk.out, from any CDK language) or CloudFormation templates (JSON or YAML)."`
 	TopicArn []string `name:"topic-arn" help:"The erasure topic's ARN, for a channel deployed by another app (repeatable)."`
 	Format   string   `enum:"text,json,sarif" default:"text" help:"Output: text (one line per problem), json, or sarif (SARIF 2.1.0 for code scanning)."`
+	// AllowNoStores accepts templates with no store: without it, finding none
+	// fails, since a guardrail that recognised nothing has checked nothing.
+	AllowNoStores bool `name:"allow-no-stores" help:"Exit 0 when no queue subscribed to the erasure topic is found (default: exit 1, since nothing was checked)."`
 }
 
 // findingOut is one finding as the json format prints it.
@@ -66,6 +69,9 @@ func (c *checkCmd) Run(g *globals) error {
 	}
 	if len(res.Findings) > 0 {
 		return fail(exitCheckFailed, "%d problems", len(res.Findings))
+	}
+	if len(res.Stores) == 0 && !c.AllowNoStores {
+		return fail(exitCheckFailed, "no queue subscribed to the erasure topic was found, so nothing was checked: name the topic with --topic-arn (or pass --allow-no-stores)")
 	}
 	return nil
 }

@@ -257,6 +257,18 @@ func TestCheckTemplates(t *testing.T) {
 	if r := erasurectl(t, nil, "check", dir+"no-such-template.yaml"); r.code != 2 {
 		t.Errorf("a missing path: exit %d, want 2", r.code)
 	}
+	// A template for any region names the topic through its own region: found, clean.
+	if r := erasurectl(t, nil, "check", "--topic-arn", topic, dir+"store-any-region.yaml"); r.code != 0 || !strings.Contains(r.stdout, "1 stores subscribed to the erasure topic, 0 problems") {
+		t.Errorf("any-region store: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Another topic: no store recognised is a failure, not a pass.
+	other := "arn:aws:sns:eu-west-1:999999999999:erasure-topic"
+	if r := erasurectl(t, nil, "check", "--topic-arn", other, dir+"store-clean.yaml"); r.code != 1 || !strings.Contains(r.stderr, "nothing was checked") {
+		t.Errorf("no store found: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := erasurectl(t, nil, "check", "--allow-no-stores", "--topic-arn", other, dir+"store-clean.yaml"); r.code != 0 {
+		t.Errorf("no store found, allowed: exit %d, want 0", r.code)
+	}
 }
 
 func linesWith(s, marker string) []string {

@@ -95,18 +95,27 @@ func (s statement) hasAction(action string) bool {
 func (a *assembly) covers(s statement, targets []string) bool {
 	if s.NotResource != nil {
 		for _, r := range listOf(s.NotResource) {
-			if coversAny(a.ident(s.t, r), targets) {
+			if coversAny(a.resourcePattern(s.t, r), targets) {
 				return false
 			}
 		}
 		return true
 	}
 	for _, r := range listOf(s.Resource) {
-		if coversAny(a.ident(s.t, r), targets) {
+		if coversAny(a.resourcePattern(s.t, r), targets) {
 			return true
 		}
 	}
 	return false
+}
+
+// resourcePattern renders a statement's resource; one that names its own
+// account or region in a plain template becomes a pattern over them.
+func (a *assembly) resourcePattern(t *template, v any) string {
+	if id := a.ident(t, v); id != "" {
+		return id
+	}
+	return a.identPattern(t, v)
 }
 
 // identityAllows says whether the identity statements allow every one of

@@ -20,9 +20,14 @@ const maxIdentDepth = 24
 // environment; Fn::ImportValue resolves to the exporting stack's value; a
 // nested stack's parameter to what its parent passes; Fn::Join and Fn::Sub
 // to their parts. It returns "" when any part is unknown.
-func (a *assembly) ident(t *template, v any) string { return a.identAt(t, v, 0) }
+func (a *assembly) ident(t *template, v any) string { return a.identAt(t, v, 0, false) }
 
-func (a *assembly) identAt(t *template, v any, depth int) string {
+// identPattern is ident with the pseudo parameters a plain template leaves
+// unknown (its account, region, stack) rendered as "*": a pattern that an
+// ARN of the erasure topic can be matched against.
+func (a *assembly) identPattern(t *template, v any) string { return a.identAt(t, v, 0, true) }
+
+func (a *assembly) identAt(t *template, v any, depth int, wild bool) string {
 	if depth > maxIdentDepth || t == nil {
 		return ""
 	}
@@ -38,7 +43,7 @@ func (a *assembly) identAt(t *template, v any, depth int) string {
 			return ""
 		}
 		if r, ok := x["Ref"].(string); ok {
-			return a.refIdent(t, r, "", depth)
+			return a.refIdent(t, r, "", depth, wild)
 		}
 		if id := refID(x); id != "" { // Fn::GetAtt
 			if _, ok := t.Resources[id]; ok {
@@ -47,9 +52,9 @@ func (a *assembly) identAt(t *template, v any, depth int) string {
 			return ""
 		}
 		if n, ok := x["Fn::ImportValue"]; ok {
-			name := a.identAt(t, n, depth+1)
+			name := a.identAt(t, n, depth+1, wild)
 			if e, ok := a.exports[name]; ok && name != "" {
-				return a.identAt(e.t, e.value, depth+1)
+				return a.identAt(e.t, e.value, depth+1, wild)
 			}
 			return ""
 		}
@@ -58,7 +63,7 @@ func (a *assembly) identAt(t *template, v any, depth int) string {
 			parts, _ := j[1].([]any)
 			out := make([]string, 0, len(parts))
 			for _, p := range parts {
-				s := a.identAt(t, p, depth+1)
+				s := a.identAt(t, p, depth+1, wild)
 				if s == "" {
 					return ""
 				}
@@ -67,30 +72,38 @@ func (a *assembly) identAt(t *template, v any, depth int) string {
 			return strings.Join(out, sep)
 		}
 		if sub, ok := x["Fn::Sub"]; ok {
-			return a.subIdent(t, sub, depth)
+			return a.subIdent(t, sub, depth, wild)
 		}
 	}
 	return ""
 }
 
 // refIdent renders Ref name (or ${name} in Fn::Sub, with attr for ${name.attr}).
-func (a *assembly) refIdent(t *template, name, attr string, depth int) string {
+func (a *assembly) refIdent(t *template, name, attr string, depth int, wild bool) string {
+	or := func(known string) string {
+		if known == "" && wild {
+			return "*"
+		}
+		return known
+	}
 	switch name {
 	case "AWS::URLSuffix":
 		return "amazonaws.com"
 	case "AWS::Partition":
 		return "aws"
 	case "AWS::Region":
-		return t.Region
+		return or(t.Region)
 	case "AWS::AccountId":
-		return t.Account
+		return or(t.Account)
+	case "AWS::StackName", "AWS::StackId":
+		return or("")
 	}
 	if _, ok := t.Resources[name]; ok {
 		return resIdent(t, name)
 	}
 	if _, ok := t.Parameters[name]; ok && attr == "" {
 		if v, ok := t.parentParams[name]; ok && t.parent != nil {
-			return a.identAt(t.parent, v, depth+1)
+			return a.identAt(t.parent, v, depth+1, wild)
 		}
 	}
 	return ""
@@ -98,7 +111,7 @@ func (a *assembly) refIdent(t *template, name, attr string, depth int) string {
 
 var subVar = regexp.MustCompile(`\$\{([^}!][^}]*)\}`)
 
-func (a *assembly) subIdent(t *template, sub any, depth int) string {
+func (a *assembly) subIdent(t *template, sub any, depth int, wild bool) string {
 	var text string
 	vars := map[string]any{}
 	switch s := sub.(type) {
@@ -116,10 +129,10 @@ func (a *assembly) subIdent(t *template, sub any, depth int) string {
 		name := m[2 : len(m)-1]
 		var r string
 		if v, ok := vars[name]; ok {
-			r = a.identAt(t, v, depth+1)
+			r = a.identAt(t, v, depth+1, wild)
 		} else {
 			base, attr, _ := strings.Cut(name, ".")
-			r = a.refIdent(t, base, attr, depth)
+			r = a.refIdent(t, base, attr, depth, wild)
 		}
 		if r == "" {
 			unknown = true
@@ -221,7 +234,9 @@ func globMatch(pattern, s string) bool {
 // is matched as a pattern too.
 func coversAny(pattern string, targets []string) bool {
 	for _, t := range targets {
-		if globMatch(pattern, t) {
+		// A target that is itself a pattern (a plain template's unknown
+		// account or region) is met by a resource it could be.
+		if globMatch(pattern, t) || strings.Contains(t, "*") && globMatch(t, pattern) {
 			return true
 		}
 	}

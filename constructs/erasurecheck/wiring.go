@@ -27,9 +27,24 @@ func (a *assembly) erasureTopics(extraARNs []string) topicRefs {
 
 // names says whether v (a subscription's TopicArn in t) is the erasure topic:
 // by Ref, cross-stack import, a nested stack's parameter, or ARN.
+//
+// A plain template (no cloud assembly manifest) may build the ARN from its
+// own account and region (!Sub arn:aws:sns:${AWS::Region}:${AWS::AccountId}:name):
+// those unknowns match any value of an ARN the check was given.
 func (r topicRefs) names(a *assembly, t *template, v any) bool {
-	id := a.ident(t, v)
-	return id != "" && containsString(r.idents, id)
+	if id := a.ident(t, v); id != "" {
+		return containsString(r.idents, id)
+	}
+	pattern := a.identPattern(t, v)
+	if !strings.Contains(pattern, "*") || strings.HasPrefix(pattern, "res:") {
+		return false
+	}
+	for _, id := range r.idents {
+		if !strings.HasPrefix(id, "res:") && globMatch(pattern, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTopicKey says whether ident is the key of an erasure topic.
@@ -67,6 +82,9 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, fnID string, fn resource,
 		return
 	}
 	queue := a.ident(t, urlValue)
+	if queue == "" {
+		queue = a.identPattern(t, urlValue) // a plain template's own account and region
+	}
 	if queue == "" {
 		f.add(fnID, s.Path+".responseQueue", timing.UnresolvedToken, "function %s names the response queue (%s) with a value the check cannot resolve, so its grants cannot be checked; give the queue's URL, a reference or an import", fnID, contract.EnvResponseQueueURL)
 		return
@@ -123,7 +141,10 @@ func (a *assembly) keyUsable(stmts []statement, keyTargets []string, queueAccoun
 			}
 			for _, r := range listOf(st.Resource) {
 				id := a.ident(st.t, r)
-				if id == "*" || strings.HasPrefix(id, "arn:aws:kms:") && arnAccount(id) == queueAccount ||
+				if id == "" {
+					id = a.identPattern(st.t, r)
+				}
+				if id == "*" || strings.HasPrefix(id, "arn:aws:kms:") && (arnAccount(id) == queueAccount || queueAccount == "*" || arnAccount(id) == "*") ||
 					strings.HasPrefix(id, "arn:aws:kms:*:") || strings.HasPrefix(id, "arn:*:kms:") {
 					ok = true
 				}
