@@ -74,7 +74,7 @@ func Report(res *Result, err error) *awscdk.PolicyValidationPluginReport {
 			RuleName: jsii.String(string(timing.Invalid)), Severity: jsii.String(Severity),
 			Description: jsii.String(err.Error()),
 			ViolatingResources: &[]*awscdk.PolicyViolatingResource{{
-				ConstructPath: jsii.String("/"), Locations: jsii.Strings("Resources"),
+				ConstructPath: jsii.String(""), Locations: jsii.Strings("Resources"), // the app itself
 			}},
 		})
 	}
