@@ -5,11 +5,13 @@ import (
 	"errors"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/linn-cloud/erasure-channel/contract"
 )
@@ -129,17 +131,57 @@ type ReceiveAPI interface {
 	DeleteMessage(ctx context.Context, in *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error)
 }
 
+// Roster says who may answer for each store: the SQS SenderId of its
+// handler. A Lambda function's messages carry "<role unique id>:<session>",
+// and Lambda names the session after the function. An answer counts only
+// when its subscriber is on the roster and its sender is that store's.
+type Roster map[string]Sender
+
+// Sender is one store handler's identity as SQS reports it.
+type Sender struct {
+	// RoleID is the handler role's unique id (AROA…), from IAM GetRole or the
+	// store stack's output. Empty: any role, the session alone decides (the
+	// response queue's policy must then admit only the roster's roles).
+	RoleID string
+	// Session is the Lambda function's name.
+	Session string
+}
+
+// Allows says whether senderID may answer for subscriber.
+func (r Roster) Allows(subscriber, senderID string) bool {
+	want, ok := r[subscriber]
+	if !ok || want.Session == "" {
+		return false
+	}
+	role, session, found := strings.Cut(senderID, ":")
+	return found && session == want.Session && (want.RoleID == "" || role == want.RoleID)
+}
+
 // Reader reads the response queue into a Collector. A valid answer is
 // recorded and deleted; an invalid one is left on the queue, so that after
 // maxReceiveCount receives it moves to the response dead-letter queue and
-// nothing is dropped silently. It logs codes and counts only.
+// nothing is dropped silently. With a roster, an answer whose sender is not
+// its store's handler is never counted: it is left on the queue the same way,
+// for investigation. It logs codes and counts only.
 type Reader struct {
 	client    ReceiveAPI
 	queueURL  string
 	collector *Collector
 	log       *slog.Logger
+	roster    Roster
 	invalid   int
+	refused   int
 }
+
+// WithRoster makes the reader count only answers sent by each store's own
+// handler (see Roster). It returns the reader.
+func (r *Reader) WithRoster(roster Roster) *Reader {
+	r.roster = roster
+	return r
+}
+
+// Refused is how many answers the roster refused (each receive counts).
+func (r *Reader) Refused() int { return r.refused }
 
 // NewReader returns a reader of the response queue at queueURL.
 func NewReader(client ReceiveAPI, queueURL string, c *Collector, log *slog.Logger) *Reader {
@@ -152,11 +194,15 @@ func NewReader(client ReceiveAPI, queueURL string, c *Collector, log *slog.Logge
 // Poll receives once (long-polling up to wait) and returns how many valid
 // answers it recorded.
 func (r *Reader) Poll(ctx context.Context, wait time.Duration) (int, error) {
-	out, err := r.client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+	in := &sqs.ReceiveMessageInput{
 		QueueUrl:            aws.String(r.queueURL),
 		MaxNumberOfMessages: 10,
 		WaitTimeSeconds:     int32(wait / time.Second),
-	})
+	}
+	if r.roster != nil {
+		in.MessageSystemAttributeNames = []types.MessageSystemAttributeName{types.MessageSystemAttributeNameSenderId}
+	}
+	out, err := r.client.ReceiveMessage(ctx, in)
 	if err != nil {
 		return 0, err
 	}
@@ -171,6 +217,12 @@ func (r *Reader) Poll(ctx context.Context, wait time.Duration) (int, error) {
 				code = string(ce.Code)
 			}
 			r.log.Warn("erasure answer refused; left for the dead-letter queue", "code", code, "refused", r.invalid)
+			continue
+		}
+		if r.roster != nil && !r.roster.Allows(resp.Subscriber, m.Attributes[string(types.MessageSystemAttributeNameSenderId)]) {
+			r.refused++
+			r.log.Warn("erasure answer from a sender that is not its store's handler; not counted, left for the dead-letter queue",
+				"code", "SENDER_NOT_ON_ROSTER", "refused", r.refused)
 			continue
 		}
 		r.collector.Add(resp)

@@ -1,0 +1,104 @@
+package publisher
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// responseQueue is a one-shot fake of the response queue: it hands out its
+// messages with their SenderId and records which were deleted.
+type responseQueue struct {
+	msgs      []types.Message
+	asked     []types.MessageSystemAttributeName
+	deleted   map[string]bool
+	delivered bool
+}
+
+func (q *responseQueue) ReceiveMessage(_ context.Context, in *sqs.ReceiveMessageInput, _ ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
+	q.asked = in.MessageSystemAttributeNames
+	if q.delivered {
+		return &sqs.ReceiveMessageOutput{}, nil
+	}
+	q.delivered = true
+	return &sqs.ReceiveMessageOutput{Messages: q.msgs}, nil
+}
+
+func (q *responseQueue) DeleteMessage(_ context.Context, in *sqs.DeleteMessageInput, _ ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error) {
+	q.deleted[aws.ToString(in.ReceiptHandle)] = true
+	return &sqs.DeleteMessageOutput{}, nil
+}
+
+func answer(handle, subscriber, sender string) types.Message {
+	body := `{"type":"erasure/ACK","requestId":"req-forged-0001","sendNo":1,"subscriber":"` + subscriber + `","outcome":"DONE"}`
+	return types.Message{Body: aws.String(body), ReceiptHandle: aws.String(handle),
+		Attributes: map[string]string{string(types.MessageSystemAttributeNameSenderId): sender}}
+}
+
+// TestRosterCountsOnlyEachStoresOwnHandler: answers from the store's own
+// handler count; a forged DONE (another session, the right session under
+// another role, a store not on the roster, no sender at all) is never
+// counted, never deleted (it reaches the dead-letter queue for
+// investigation), and is logged by code only.
+func TestRosterCountsOnlyEachStoresOwnHandler(t *testing.T) {
+	q := &responseQueue{deleted: map[string]bool{}, msgs: []types.Message{
+		answer("real-space", "space", "AROASPACE:erasure-space"),
+		answer("real-ledger", "ledger", "AROALEDGER:erasure-ledger"),
+		answer("ci-role", "space", "AROACIROLE:deploy-pipeline"),
+		answer("other-store-as-space", "space", "AROALEDGER:erasure-ledger"),
+		answer("right-session-wrong-role", "space", "AROAIMPOSTOR:erasure-space"),
+		answer("not-on-roster", "shadow", "AROASHADOW:erasure-shadow"),
+		answer("no-sender", "ledger", ""),
+	}}
+	var logs bytes.Buffer
+	c := NewCollector()
+	r := NewReader(q, "https://sqs.eu-west-1.amazonaws.com/111111111111/erasure-responses", c, slog.New(slog.NewJSONHandler(&logs, nil))).
+		WithRoster(Roster{
+			"space":  {RoleID: "AROASPACE", Session: "erasure-space"},
+			"ledger": {Session: "erasure-ledger"}, // role id unknown: the queue policy admits only roster roles
+		})
+	n, err := r.Poll(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.asked) != 1 || q.asked[0] != types.MessageSystemAttributeNameSenderId {
+		t.Fatalf("the reader did not ask SQS for the sender: %v", q.asked)
+	}
+	if n != 2 || r.Refused() != 5 {
+		t.Fatalf("counted %d, refused %d; want 2 and 5", n, r.Refused())
+	}
+	st := c.Status(RoundKey{RequestID: "req-forged-0001", SendNo: 1}, []string{"space", "ledger"})
+	if !st.Complete() || len(st.Unexpected) != 0 {
+		t.Fatalf("round %+v: want space and ledger from their own handlers only", st)
+	}
+	for handle, want := range map[string]bool{"real-space": true, "real-ledger": true, "ci-role": false, "other-store-as-space": false,
+		"right-session-wrong-role": false, "not-on-roster": false, "no-sender": false} {
+		if q.deleted[handle] != want {
+			t.Errorf("%s: deleted = %v, want %v", handle, q.deleted[handle], want)
+		}
+	}
+	for _, leak := range []string{"req-forged-0001", "DONE", "AROA", "deploy-pipeline", "shadow"} {
+		if strings.Contains(logs.String(), leak) {
+			t.Errorf("the log carries %q: %s", leak, logs.String())
+		}
+	}
+	if !strings.Contains(logs.String(), "SENDER_NOT_ON_ROSTER") {
+		t.Errorf("no refusal code in the log: %s", logs.String())
+	}
+}
+
+// TestReaderWithoutRosterAsksNoSender: the reader without a roster keeps its
+// behaviour (every valid answer counts).
+func TestReaderWithoutRosterAsksNoSender(t *testing.T) {
+	q := &responseQueue{deleted: map[string]bool{}, msgs: []types.Message{answer("a", "space", "")}}
+	r := NewReader(q, "u", NewCollector(), slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)))
+	if n, err := r.Poll(context.Background(), 0); err != nil || n != 1 || len(q.asked) != 0 {
+		t.Fatalf("n %d, err %v, asked %v", n, err, q.asked)
+	}
+}
