@@ -90,7 +90,7 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 	out := &App{}
 	out.Channel = NewChannelStack(app, "ErasureChannel", &ChannelStackProps{
 		StackProps:        awscdk.StackProps{Env: channelEnv, Description: jsii.String("Erasure channel: topic, response queue, keys and alarms")},
-		StoreAccounts:     []string{cfg.StoreAccount},
+		Stores:            roster(cfg),
 		TopicName:         TopicName,
 		ResponseQueueName: ResponseQueueName,
 	})
@@ -128,6 +128,20 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 		} {
 			awscdk.Aspects_Of(app).Add(pack, nil)
 		}
+	}
+	return out
+}
+
+// roster is every store the app deploys, by name and account: the only
+// principals the response queue accepts answers from.
+func roster(cfg AppConfig) []erasure.RosterStore {
+	var out []erasure.RosterStore
+	if cfg.Examples {
+		out = append(out, erasure.RosterStore{Name: "space"}, erasure.RosterStore{Name: "ledger", Account: cfg.StoreAccount},
+			erasure.RosterStore{Name: "bitmaps"})
+	}
+	for i := 1; i <= cfg.ExtraStores; i++ {
+		out = append(out, erasure.RosterStore{Name: fmt.Sprintf("store-%03d", i)})
 	}
 	return out
 }

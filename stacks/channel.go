@@ -23,7 +23,9 @@ const (
 // ChannelStackProps configures the channel stack.
 type ChannelStackProps struct {
 	awscdk.StackProps
-	// StoreAccounts may subscribe and answer from other accounts.
+	// Stores is the roster: the stores that may answer, by name and account.
+	Stores []erasure.RosterStore
+	// StoreAccounts is the older, broader form (every principal of the accounts).
 	StoreAccounts []string
 	// TopicName and ResponseQueueName: physical names, for cross-account stores.
 	TopicName         string
@@ -43,6 +45,7 @@ func NewChannelStack(scope constructs.Construct, id string, props *ChannelStackP
 	}
 	stack := awscdk.NewStack(scope, jsii.String(id), &props.StackProps)
 	ch := erasure.NewErasureChannel(stack, jsii.String("ErasureChannel"), &erasure.ErasureChannelProps{
+		Stores:            props.Stores,
 		StoreAccounts:     props.StoreAccounts,
 		TopicName:         props.TopicName,
 		ResponseQueueName: props.ResponseQueueName,

@@ -19,8 +19,14 @@ import (
 
 // ErasureChannelProps configures the channel.
 type ErasureChannelProps struct {
-	// StoreAccounts are the AWS account ids of stores in other accounts: they
-	// may subscribe an SQS queue to the topic and send to the response queue.
+	// Stores is the roster: every store that may answer, by name and account.
+	// The response queue then accepts sqs:SendMessage only from the roster's
+	// handler roles (named by HandlerName, which ErasureSubscriber gives its
+	// handler) and denies every other sender, in any account; the accounts of
+	// stores outside the channel's account may subscribe an SQS queue.
+	Stores []RosterStore
+	// StoreAccounts is the older, broader form: every principal of these
+	// accounts may subscribe and answer. Refused together with Stores.
 	StoreAccounts []string
 	// TopicName and ResponseQueueName give the topic and the response queue
 	// physical names, so that a store in another account can build their ARNs
@@ -68,6 +74,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 			problems.Add(fmt.Sprintf("ErasureChannel.storeAccounts[%d]", i), timing.Invalid, "%q is not a 12-digit AWS account id", a)
 		}
 	}
+	problems = append(problems, checkRoster(props.Stores, props.StoreAccounts)...)
 
 	ch.TopicKey = newKey(this, "TopicKey", "Erasure topic")
 	ch.Topic = awssns.NewTopic(this, jsii.String("Topic"), &awssns.TopicProps{
@@ -84,6 +91,9 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		maxReceiveCount: c.MaxReceiveCount, queueName: props.ResponseQueueName,
 	}.build(this)
 
+	if len(props.Stores) > 0 && len(problems) == 0 {
+		ch.admitRoster(props.Stores)
+	}
 	if len(props.StoreAccounts) > 0 && len(problems) == 0 {
 		var principals []awsiam.IPrincipal
 		for _, a := range props.StoreAccounts {
@@ -123,6 +133,58 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		this.Node().AddValidation(&validation{problems: problems})
 	}
 	return ch
+}
+
+// admitRoster lets exactly the roster's handlers answer: the response queue
+// allows sqs:SendMessage to their roles (aws:PrincipalArn, which names a role
+// that does not exist yet) and denies it to every other principal; the
+// response key lets them use it through SQS; the accounts of stores outside
+// the channel's may subscribe an SQS queue to the topic.
+func (ch *ErasureChannel) admitRoster(stores []RosterStore) {
+	stack := awscdk.Stack_Of(ch.Construct)
+	channelAccount := *stack.Account()
+	roles := rosterRoleArns(stores, channelAccount)
+	var others []awsiam.IPrincipal
+	for _, a := range rosterAccounts(stores, channelAccount) {
+		if a != channelAccount {
+			others = append(others, awsiam.NewAccountPrincipal(jsii.String(a)))
+		}
+	}
+	onRoster := map[string]interface{}{"ArnLike": map[string]interface{}{"aws:PrincipalArn": roles}}
+	if len(others) > 0 {
+		ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String("RosterAccountsSubscribeSqs"),
+			Actions:    jsii.Strings("sns:Subscribe"),
+			Principals: &others,
+			Resources:  jsii.Strings(*ch.Topic.TopicArn()),
+			Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"sns:Protocol": "sqs"}},
+		}))
+		ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String("RosterHandlersSendResponses"),
+			Actions:    jsii.Strings("sqs:SendMessage"),
+			Principals: &others,
+			Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
+			Conditions: &onRoster,
+		}))
+		ch.ResponseKey.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String("RosterHandlersEncryptResponsesViaSqs"),
+			Actions:    jsii.Strings("kms:GenerateDataKey", "kms:Decrypt"),
+			Principals: &others,
+			Resources:  jsii.Strings("*"), // in a key policy, "*" is this key
+			Conditions: &map[string]interface{}{
+				"StringEquals": map[string]interface{}{"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", *stack.Region())},
+				"ArnLike":      map[string]interface{}{"aws:PrincipalArn": roles},
+			},
+		}), nil)
+	}
+	ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("OnlyRosterHandlersAnswer"),
+		Effect:     awsiam.Effect_DENY,
+		Actions:    jsii.Strings("sqs:SendMessage"),
+		Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+		Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
+		Conditions: &map[string]interface{}{"ArnNotLike": map[string]interface{}{"aws:PrincipalArn": roles}},
+	}))
 }
 
 // GrantPublish lets grantee (the account service) publish to the topic,

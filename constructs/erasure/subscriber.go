@@ -161,6 +161,11 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		}
 		fp.Environment = &merged
 		fp.Timeout = sec(build.HandlerTimeoutSeconds)
+		if fp.FunctionName == nil && contract.IsSubscriberName(props.Name) {
+			// SQS names an answer's sender "<role id>:<function name>": the
+			// response reader's roster recognises the store by it.
+			fp.FunctionName = jsii.String(HandlerName(props.Name))
+		}
 		if fp.MemorySize == nil {
 			fp.MemorySize = jsii.Number(defaultHandlerMemoryMB)
 		}
@@ -170,10 +175,15 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 			s.LogGroup = awslogs.NewLogGroup(this, jsii.String("HandlerLogs"), &awslogs.LogGroupProps{
 				Retention: awslogs.RetentionDays_ONE_MONTH,
 			})
-			role := awsiam.NewRole(this, jsii.String("HandlerRole"), &awsiam.RoleProps{
+			rp := &awsiam.RoleProps{
 				AssumedBy:   lambdaPrincipal(),
 				Description: jsii.String("Erasure handler of subscriber " + props.Name),
-			})
+			}
+			if contract.IsSubscriberName(props.Name) {
+				// The name the channel's roster admits (HandlerName).
+				rp.RoleName = jsii.String(HandlerName(props.Name))
+			}
+			role := awsiam.NewRole(this, jsii.String("HandlerRole"), rp)
 			s.LogGroup.GrantWrite(role) // logs:CreateLogStream and logs:PutLogEvents on this group
 
 			fp.Role, fp.LogGroup = role, s.LogGroup

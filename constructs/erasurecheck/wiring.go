@@ -104,6 +104,11 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, fnID string, fn resource,
 			keyTargets = []string{a.ident(qt, k)}
 		}
 	}
+	if inApp {
+		if roster, ok := a.rosterOf(qt, qid); ok && !a.onRoster(rt, roleID, roster) {
+			f.add(fnID, s.Path+".roster", timing.Missing, "the role of function %s is not on the channel's roster: the response queue denies every answer it sends; add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (erasure.HandlerName)", fnID)
+		}
+	}
 	if !a.identityAllows(stmts, targets, "sqs:SendMessage") {
 		f.add(fnID, s.Path+".responseQueue", timing.Missing, "the role of function %s may not sqs:SendMessage to the response queue: every answer fails and the store's requests dead-letter; grant sqs:SendMessage on it", fnID)
 	}
@@ -242,4 +247,56 @@ func describePrincipal(p string) string {
 		return "a principal of this app"
 	}
 	return p
+}
+
+// rosterOf returns the principal ARN patterns the response queue's policy
+// admits answers from: the aws:PrincipalArn list of a Deny on
+// sqs:SendMessage to every other principal (ErasureChannel's roster).
+func (a *assembly) rosterOf(t *template, queueID string) ([]string, bool) {
+	var out []string
+	found := false
+	for _, st := range a.queuePolicyStatements(t, queueID) {
+		if st.Effect != "Deny" || !st.hasAction("sqs:SendMessage") {
+			continue
+		}
+		for op, cond := range st.Condition {
+			switch strings.ToLower(op) {
+			case "arnnotlike", "arnnotequals", "stringnotlike", "stringnotequals":
+			default:
+				continue
+			}
+			m, _ := cond.(map[string]any)
+			for k, v := range m {
+				if strings.EqualFold(k, "aws:PrincipalArn") {
+					found = true
+					for _, p := range listOf(v) {
+						out = append(out, a.resourcePattern(t, p))
+					}
+				}
+			}
+		}
+	}
+	return out, found
+}
+
+// onRoster says whether role id in t is one of the roster's patterns: its
+// ARN from its RoleName and its stack's account (any account when unknown).
+func (a *assembly) onRoster(t *template, roleID string, roster []string) bool {
+	name, _ := t.Resources[roleID].Properties["RoleName"].(string)
+	if name == "" {
+		return false // a name CloudFormation generates cannot be on a roster written before it
+	}
+	account := t.Account
+	if account == "" {
+		account = "*"
+	}
+	arn := "arn:aws:iam::" + account + ":role/" + name
+	return coversAny(arn, roster) || func() bool {
+		for _, p := range roster {
+			if globMatch(p, arn) {
+				return true
+			}
+		}
+		return false
+	}()
 }

@@ -1,0 +1,97 @@
+package test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasure"
+	"github.com/linn-cloud/erasure-channel/constructs/erasuretest"
+)
+
+// TestResponseQueueAdmitsOnlyTheRoster: the example app's response queue
+// lets only the roster's handler roles send (aws:PrincipalArn, so the roles
+// need not exist yet), denies sqs:SendMessage to every other principal in any
+// account, and no longer lets a store account's every principal answer. The
+// handlers carry the names the roster admits.
+func TestResponseQueueAdmitsOnlyTheRoster(t *testing.T) {
+	app := defaultApp(t)
+	roles := []string{":iam::111111111111:role/erasure-handler-space", ":iam::222222222222:role/erasure-handler-ledger", ":iam::111111111111:role/erasure-handler-bitmaps"}
+	var deny, allow map[string]interface{}
+	for _, pol := range app["ErasureChannel"].resources("AWS::SQS::QueuePolicy") {
+		doc := pol["Properties"].(map[string]interface{})["PolicyDocument"].(map[string]interface{})
+		for _, st := range doc["Statement"].([]interface{}) {
+			stm := st.(map[string]interface{})
+			switch stm["Sid"] {
+			case "OnlyRosterHandlersAnswer":
+				deny = stm
+			case "RosterHandlersSendResponses":
+				allow = stm
+			case "StoreAccountsSendResponses":
+				t.Errorf("a store account's every principal may still answer: %v", stm)
+			}
+		}
+	}
+	if deny == nil || allow == nil {
+		t.Fatalf("the response queue policy has no roster statements (deny %v, allow %v)", deny, allow)
+	}
+	b, _ := json.Marshal(deny)
+	if deny["Effect"] != "Deny" || deny["Action"] != "sqs:SendMessage" || !strings.Contains(string(b), `"Principal":{"AWS":"*"}`) || !strings.Contains(string(b), "ArnNotLike") {
+		t.Errorf("the deny is not on every other sender: %s", b)
+	}
+	a, _ := json.Marshal(allow)
+	for _, r := range roles {
+		if !strings.Contains(string(b), r) || !strings.Contains(string(a), r) {
+			t.Errorf("the roster statements do not name %s:\ndeny %s\nallow %s", r, b, a)
+		}
+	}
+	if !strings.Contains(string(a), "ArnLike") {
+		t.Errorf("the allow is not limited to the roster's roles: %s", a)
+	}
+	for stack, name := range map[string]string{"SpaceStore": "erasure-handler-space", "LedgerStore": "erasure-handler-ledger", "BitmapStore": "erasure-handler-bitmaps"} {
+		_, role := app[stack].one(t, "AWS::IAM::Role")
+		_, fn := app[stack].one(t, "AWS::Lambda::Function")
+		if role["RoleName"] != name || fn["FunctionName"] != name {
+			t.Errorf("%s: the handler is not named %s", stack, name)
+		}
+	}
+}
+
+// TestStoreOffTheRosterIsRefused: a store whose handler the roster does not
+// name is refused at synth, as CDK reports it; a roster with a bad entry, or
+// given together with StoreAccounts, is refused by the channel itself.
+func TestStoreOffTheRosterIsRefused(t *testing.T) {
+	res := erasuretest.Collect(t, erasuretest.Options{Context: cdkContext(t)}, func(app awscdk.App) {
+		channel := awscdk.NewStack(app, jsii.String("Channel"), nil)
+		ch := erasure.NewErasureChannel(channel, jsii.String("ErasureChannel"), &erasure.ErasureChannelProps{Stores: []erasure.RosterStore{{Name: "space"}}})
+		for _, name := range []string{"space", "intruder"} {
+			stack := awscdk.NewStack(app, jsii.String("Store-"+name), nil)
+			erasure.NewErasureSubscriber(stack, jsii.String("ErasureSubscriber"), &erasure.ErasureSubscriberProps{
+				Name: name, Topic: ch.Topic, ResponseQueue: ch.ResponseQueue, HandlerProps: nodeHandler()})
+		}
+	})
+	report := strings.Join(res.Lines, "\n") + "\n"
+	if got := linesMentioning(report, "ErasureSubscriber[intruder]"); !strings.Contains(got, "ErasureSubscriber[intruder].roster: Missing") || strings.Count(got, "\n") != 1 {
+		t.Errorf("the store off the roster: want exactly its roster line, got:\n%s", report)
+	}
+	if strings.Contains(report, "ErasureSubscriber[space]") {
+		t.Errorf("the store on the roster was refused:\n%s", linesMentioning(report, "ErasureSubscriber[space]"))
+	}
+
+	res = erasuretest.Collect(t, erasuretest.Options{Context: cdkContext(t)}, func(app awscdk.App) {
+		bad := awscdk.NewStack(app, jsii.String("BadRoster"), nil)
+		erasure.NewErasureChannel(bad, jsii.String("Dup"), &erasure.ErasureChannelProps{
+			Stores: []erasure.RosterStore{{Name: "a"}, {Name: "a"}, {Name: "b", Account: "12"}}})
+		erasure.NewErasureChannel(bad, jsii.String("Both"), &erasure.ErasureChannelProps{
+			Stores: []erasure.RosterStore{{Name: "a"}}, StoreAccounts: []string{"222222222222"}})
+	})
+	report = strings.Join(res.Lines, "\n") + "\n"
+	for _, want := range []string{"ErasureChannel.stores[1].name: Invalid", "ErasureChannel.stores[2].account: Invalid", "ErasureChannel.storeAccounts: Invalid"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("no line %q in:\n%s", want, report)
+		}
+	}
+}
