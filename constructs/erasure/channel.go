@@ -21,7 +21,7 @@ import (
 type ErasureChannelProps struct {
 	// Stores is the roster: every store that may answer, by name and account.
 	// The response queue then accepts sqs:SendMessage only from the roster's
-	// handler roles (named by HandlerName, which ErasureSubscriber gives its
+	// handler roles (named by contract.HandlerName, which ErasureSubscriber gives its
 	// handler) and denies every other sender, in any account; the accounts of
 	// stores outside the channel's account may subscribe an SQS queue.
 	Stores []RosterStore

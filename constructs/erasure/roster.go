@@ -1,8 +1,6 @@
 package erasure
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -19,27 +17,9 @@ type RosterStore struct {
 	Account string
 }
 
-// iamNameMax is IAM's and Lambda's limit on a role's and a function's name.
-const iamNameMax = 64
-
-// HandlerName is the name ErasureSubscriber gives a store's handler role and
-// function: deterministic, so that the channel can name a store's handler
-// before it exists, in any account, and the response reader can recognise
-// its answers (SQS's SenderId is "<role id>:<function name>"). Names too long
-// for IAM keep a prefix and a digest of the whole.
-func HandlerName(store string) string {
-	const prefix = "erasure-handler-"
-	if len(prefix)+len(store) <= iamNameMax {
-		return prefix + store
-	}
-	sum := sha256.Sum256([]byte(store))
-	digest := hex.EncodeToString(sum[:4])
-	return prefix + store[:iamNameMax-len(prefix)-1-len(digest)] + "-" + digest
-}
-
 // handlerRoleArn is the ARN of a roster store's handler role.
 func handlerRoleArn(account string, store string) string {
-	return fmt.Sprintf("arn:%s:iam::%s:role/%s", *awscdk.Aws_PARTITION(), account, HandlerName(store))
+	return fmt.Sprintf("arn:%s:iam::%s:role/%s", *awscdk.Aws_PARTITION(), account, contract.HandlerName(store))
 }
 
 // checkRoster lists every problem of a roster.

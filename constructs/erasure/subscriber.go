@@ -164,7 +164,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		if fp.FunctionName == nil && contract.IsSubscriberName(props.Name) {
 			// SQS names an answer's sender "<role id>:<function name>": the
 			// response reader's roster recognises the store by it.
-			fp.FunctionName = jsii.String(HandlerName(props.Name))
+			fp.FunctionName = jsii.String(contract.HandlerName(props.Name))
 		}
 		if fp.MemorySize == nil {
 			fp.MemorySize = jsii.Number(defaultHandlerMemoryMB)
@@ -180,8 +180,8 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 				Description: jsii.String("Erasure handler of subscriber " + props.Name),
 			}
 			if contract.IsSubscriberName(props.Name) {
-				// The name the channel's roster admits (HandlerName).
-				rp.RoleName = jsii.String(HandlerName(props.Name))
+				// The name the channel's roster admits (contract.HandlerName).
+				rp.RoleName = jsii.String(contract.HandlerName(props.Name))
 			}
 			role := awsiam.NewRole(this, jsii.String("HandlerRole"), rp)
 			s.LogGroup.GrantWrite(role) // logs:CreateLogStream and logs:PutLogEvents on this group

@@ -106,7 +106,7 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, fnID string, fn resource,
 	}
 	if inApp {
 		if roster, ok := a.rosterOf(qt, qid); ok && !a.onRoster(rt, roleID, roster) {
-			f.add(fnID, s.Path+".roster", timing.Missing, "the role of function %s is not on the channel's roster: the response queue denies every answer it sends; add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (erasure.HandlerName)", fnID)
+			f.add(fnID, s.Path+".roster", timing.Missing, "the role of function %s is not on the channel's roster: the response queue denies every answer it sends; add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (contract.HandlerName)", fnID)
 		}
 	}
 	if !a.identityAllows(stmts, targets, "sqs:SendMessage") {
