@@ -73,4 +73,3 @@ func rosterRoleArns(stores []RosterStore, channelAccount string) []string {
 	}
 	return out
 }
-
