@@ -28,7 +28,7 @@ func TestResponseQueueAdmitsOnlyTheRoster(t *testing.T) {
 			switch stm["Sid"] {
 			case "OnlyRosterHandlersAnswer":
 				deny = stm
-			case "RosterHandlersSendResponses":
+			case "RosterSendResponses":
 				allow = stm
 			case "StoreAccountsSendResponses":
 				t.Errorf("a store account's every principal may still answer: %v", stm)

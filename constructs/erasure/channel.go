@@ -99,28 +99,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		for _, a := range props.StoreAccounts {
 			principals = append(principals, awsiam.NewAccountPrincipal(jsii.String(a)))
 		}
-		ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:        jsii.String("StoreAccountsSubscribeSqs"),
-			Actions:    jsii.Strings("sns:Subscribe"),
-			Principals: &principals,
-			Resources:  jsii.Strings(*ch.Topic.TopicArn()),
-			Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"sns:Protocol": "sqs"}},
-		}))
-		ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:        jsii.String("StoreAccountsSendResponses"),
-			Actions:    jsii.Strings("sqs:SendMessage"),
-			Principals: &principals,
-			Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
-		}))
-		ch.ResponseKey.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:        jsii.String("StoreAccountsEncryptResponsesViaSqs"),
-			Actions:    jsii.Strings("kms:GenerateDataKey", "kms:Decrypt"),
-			Principals: &principals,
-			Resources:  jsii.Strings("*"), // in a key policy, "*" is this key
-			Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{
-				"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", *awscdk.Stack_Of(this).Region()),
-			}},
-		}), nil)
+		ch.admitAccounts("StoreAccounts", principals, nil)
 	}
 
 	ch.ResponseDeadLetterAlarm = deadLetterAlarm(this, "ResponseDeadLetterAlarm", ch.ResponseDeadLetterQueue,
@@ -150,32 +129,8 @@ func (ch *ErasureChannel) admitRoster(stores []RosterStore) {
 			others = append(others, awsiam.NewAccountPrincipal(jsii.String(a)))
 		}
 	}
-	onRoster := map[string]interface{}{"ArnLike": map[string]interface{}{"aws:PrincipalArn": roles}}
 	if len(others) > 0 {
-		ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:        jsii.String("RosterAccountsSubscribeSqs"),
-			Actions:    jsii.Strings("sns:Subscribe"),
-			Principals: &others,
-			Resources:  jsii.Strings(*ch.Topic.TopicArn()),
-			Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"sns:Protocol": "sqs"}},
-		}))
-		ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:        jsii.String("RosterHandlersSendResponses"),
-			Actions:    jsii.Strings("sqs:SendMessage"),
-			Principals: &others,
-			Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
-			Conditions: &onRoster,
-		}))
-		ch.ResponseKey.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:        jsii.String("RosterHandlersEncryptResponsesViaSqs"),
-			Actions:    jsii.Strings("kms:GenerateDataKey", "kms:Decrypt"),
-			Principals: &others,
-			Resources:  jsii.Strings("*"), // in a key policy, "*" is this key
-			Conditions: &map[string]interface{}{
-				"StringEquals": map[string]interface{}{"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", *stack.Region())},
-				"ArnLike":      map[string]interface{}{"aws:PrincipalArn": roles},
-			},
-		}), nil)
+		ch.admitAccounts("Roster", others, map[string]interface{}{"aws:PrincipalArn": roles})
 	}
 	ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String("OnlyRosterHandlersAnswer"),
@@ -185,6 +140,41 @@ func (ch *ErasureChannel) admitRoster(stores []RosterStore) {
 		Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
 		Conditions: &map[string]interface{}{"ArnNotLike": map[string]interface{}{"aws:PrincipalArn": roles}},
 	}))
+}
+
+// admitAccounts lets principals of other accounts subscribe an SQS queue to
+// the topic, send to the response queue and use its key through SQS; with
+// principalArns (the roster), only those principals.
+func (ch *ErasureChannel) admitAccounts(sidPrefix string, principals []awsiam.IPrincipal, principalArns map[string]interface{}) {
+	viaSQS := map[string]interface{}{"StringEquals": map[string]interface{}{
+		"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", *awscdk.Stack_Of(ch.Construct).Region()),
+	}}
+	var send *map[string]interface{}
+	if principalArns != nil {
+		send = &map[string]interface{}{"ArnLike": principalArns}
+		viaSQS["ArnLike"] = principalArns
+	}
+	ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String(sidPrefix + "SubscribeSqs"),
+		Actions:    jsii.Strings("sns:Subscribe"),
+		Principals: &principals,
+		Resources:  jsii.Strings(*ch.Topic.TopicArn()),
+		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"sns:Protocol": "sqs"}},
+	}))
+	ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String(sidPrefix + "SendResponses"),
+		Actions:    jsii.Strings("sqs:SendMessage"),
+		Principals: &principals,
+		Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
+		Conditions: send,
+	}))
+	ch.ResponseKey.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String(sidPrefix + "EncryptResponsesViaSqs"),
+		Actions:    jsii.Strings("kms:GenerateDataKey", "kms:Decrypt"),
+		Principals: &principals,
+		Resources:  jsii.Strings("*"), // in a key policy, "*" is this key
+		Conditions: &viaSQS,
+	}), nil)
 }
 
 // GrantPublish lets grantee (the account service) publish to the topic,
