@@ -40,7 +40,6 @@ type AuditReport struct {
 // and a test's tool: a store never calls it.
 func Audit(ctx context.Context, c VersionReader, bucket, prefix string, id uint32) (AuditReport, error) {
 	rep := AuditReport{CurrentHolders: []string{}}
-	in := &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String(prefix)}
 	// successor: when each key's newest version was written, to date when the
 	// version below it became noncurrent.
 	type version struct {
@@ -49,30 +48,22 @@ func Audit(ctx context.Context, c VersionReader, bucket, prefix string, id uint3
 		modified time.Time
 	}
 	var gens []version
-	for {
-		out, err := c.ListObjectVersions(ctx, in)
-		if err != nil {
-			return rep, wrap("audit", err)
-		}
-		for _, v := range out.Versions {
-			key := aws.ToString(v.Key)
-			if strings.Contains(key, "/segments/") && strings.HasSuffix(key, ".crbm") {
-				gens = append(gens, version{key: key, id: aws.ToString(v.VersionId), latest: aws.ToBool(v.IsLatest), modified: aws.ToTime(v.LastModified)})
-			} else {
-				rep.OtherVersions++
-			}
-		}
-		for _, m := range out.DeleteMarkers {
+	err := eachVersion(ctx, c, bucket, prefix, func(v objectVersion) {
+		isGen := strings.Contains(v.key, "/segments/") && strings.HasSuffix(v.key, ".crbm")
+		switch {
+		case v.marker:
 			rep.DeleteMarkers++
-			k := aws.ToString(m.Key)
-			if strings.Contains(k, "/segments/") {
-				gens = append(gens, version{key: k, latest: aws.ToBool(m.IsLatest), modified: aws.ToTime(m.LastModified), id: ""})
+			if strings.Contains(v.key, "/segments/") {
+				gens = append(gens, version{key: v.key, latest: v.latest, modified: v.modified})
 			}
+		case isGen:
+			gens = append(gens, version{key: v.key, id: v.id, latest: v.latest, modified: v.modified})
+		default:
+			rep.OtherVersions++
 		}
-		if !aws.ToBool(out.IsTruncated) {
-			break
-		}
-		in.KeyMarker, in.VersionIdMarker = out.NextKeyMarker, out.NextVersionIdMarker
+	})
+	if err != nil {
+		return rep, wrap("audit", err)
 	}
 	sort.Slice(gens, func(i, j int) bool {
 		if gens[i].key != gens[j].key {

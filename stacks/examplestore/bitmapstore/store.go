@@ -375,27 +375,14 @@ type version struct {
 // listVersions lists every version of every generation key of the segment.
 func (s *Store) listVersions(ctx context.Context, ns, seg string) ([]version, error) {
 	prefix := s.genPrefix(ns, seg)
-	in := &s3.ListObjectVersionsInput{Bucket: &s.opts.Bucket, Prefix: aws.String(prefix)}
 	var out []version
-	for {
-		page, err := s.s3.ListObjectVersions(ctx, in)
-		if err != nil {
-			return nil, err
+	err := eachVersion(ctx, s.s3, s.opts.Bucket, prefix, func(v objectVersion) {
+		if g, ok := genOf(prefix, v.key); ok {
+			out = append(out, version{gen: g, id: v.id, latest: v.latest, marker: v.marker})
 		}
-		for _, v := range page.Versions {
-			if g, ok := genOf(prefix, aws.ToString(v.Key)); ok {
-				out = append(out, version{gen: g, id: aws.ToString(v.VersionId), latest: aws.ToBool(v.IsLatest)})
-			}
-		}
-		for _, m := range page.DeleteMarkers {
-			if g, ok := genOf(prefix, aws.ToString(m.Key)); ok {
-				out = append(out, version{gen: g, id: aws.ToString(m.VersionId), latest: aws.ToBool(m.IsLatest), marker: true})
-			}
-		}
-		if !aws.ToBool(page.IsTruncated) {
-			break
-		}
-		in.KeyMarker, in.VersionIdMarker = page.NextKeyMarker, page.NextVersionIdMarker
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].gen != out[j].gen {
@@ -404,6 +391,41 @@ func (s *Store) listVersions(ctx context.Context, ns, seg string) ([]version, er
 		return out[i].id < out[j].id
 	})
 	return out, nil
+}
+
+// versionLister lists object versions: the store's S3 and Audit's reader.
+type versionLister interface {
+	ListObjectVersions(ctx context.Context, in *s3.ListObjectVersionsInput, opts ...func(*s3.Options)) (*s3.ListObjectVersionsOutput, error)
+}
+
+// objectVersion is one version (or delete marker) of a key.
+type objectVersion struct {
+	key, id  string
+	latest   bool
+	marker   bool
+	modified time.Time
+}
+
+// eachVersion calls fn for every version and delete marker under prefix,
+// page after page.
+func eachVersion(ctx context.Context, c versionLister, bucket, prefix string, fn func(objectVersion)) error {
+	in := &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String(prefix)}
+	for {
+		page, err := c.ListObjectVersions(ctx, in)
+		if err != nil {
+			return err
+		}
+		for _, v := range page.Versions {
+			fn(objectVersion{key: aws.ToString(v.Key), id: aws.ToString(v.VersionId), latest: aws.ToBool(v.IsLatest), modified: aws.ToTime(v.LastModified)})
+		}
+		for _, m := range page.DeleteMarkers {
+			fn(objectVersion{key: aws.ToString(m.Key), id: aws.ToString(m.VersionId), latest: aws.ToBool(m.IsLatest), marker: true, modified: aws.ToTime(m.LastModified)})
+		}
+		if !aws.ToBool(page.IsTruncated) {
+			return nil
+		}
+		in.KeyMarker, in.VersionIdMarker = page.NextKeyMarker, page.NextVersionIdMarker
+	}
 }
 
 // list calls fn for every key under prefix.

@@ -41,18 +41,16 @@ const stressIterationsPerBucket = 100
 const tagBase = 1_000_000
 
 type loadRecord struct {
-	op       *s3fault.Op
-	ids      *roaring.Bitmap
-	err      error
-	returned time.Time
+	op  *s3fault.Op
+	ids *roaring.Bitmap
+	err error
 }
 
 type eraseRecord struct {
-	op       *s3fault.Op
-	subject  uint32
-	res      bitmapstore.Result
-	err      error
-	returned time.Time
+	op      *s3fault.Op
+	subject uint32
+	res     bitmapstore.Result
+	err     error
 }
 
 // stressLedger is what the run did and found.
@@ -157,7 +155,6 @@ func TestStressEraseLoadRace(t *testing.T) {
 					defer wg.Done()
 					time.Sleep(delay)
 					rec.res, rec.err = st.EraseSubject(s3fault.WithOp(ctx, rec.op), rec.subject, nsName)
-					rec.returned = time.Now()
 				}()
 			case r < 8:
 				loadSeq++
@@ -170,7 +167,7 @@ func TestStressEraseLoadRace(t *testing.T) {
 					time.Sleep(delay)
 					_, err := st.LoadBitmap(s3fault.WithOp(ctx, rec.op), nsName, seg, rec.ids)
 					mu.Lock()
-					rec.err, rec.returned = err, time.Now()
+					rec.err = err
 					mu.Unlock()
 				}()
 			default:
@@ -192,7 +189,7 @@ func TestStressEraseLoadRace(t *testing.T) {
 			}
 		}
 		tr.SetEnabled(false)
-		checkIteration(t, raw, tr, bkt, nsName, loads, erases, led)
+		checkIteration(t, raw, tr, bkt, nsName, erases, led)
 		// Convergence: writers stopped, no faults.
 		for _, x := range stressSubjects {
 			complete := false
@@ -293,7 +290,7 @@ func versionsHolding(t *testing.T, c *s3.Client, bucket, namespace string, id ui
 }
 
 // checkIteration is the oracle's view of one interleaving, at quiescence.
-func checkIteration(t *testing.T, c *s3.Client, tr *s3fault.Transport, bucket, namespace string, loads map[int]*loadRecord, erases []*eraseRecord, led *stressLedger) {
+func checkIteration(t *testing.T, c *s3.Client, tr *s3fault.Transport, bucket, namespace string, erases []*eraseRecord, led *stressLedger) {
 	t.Helper()
 	writtenAt := map[string]time.Time{}
 	chains := map[string][]rowWrite{} // segment -> its row's writes, in the order they replaced each other
