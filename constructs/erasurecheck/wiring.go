@@ -291,12 +291,5 @@ func (a *assembly) onRoster(t *template, roleID string, roster []string) bool {
 		account = "*"
 	}
 	arn := "arn:aws:iam::" + account + ":role/" + name
-	return coversAny(arn, roster) || func() bool {
-		for _, p := range roster {
-			if globMatch(p, arn) {
-				return true
-			}
-		}
-		return false
-	}()
+	return coversAny(arn, roster)
 }
