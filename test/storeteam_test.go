@@ -157,10 +157,7 @@ func TestStoreTeamAppRefusedInProcess(t *testing.T) {
 // set, two ways in.
 func assertCheckCLIAgrees(t *testing.T, assembly string, reported []reportedLine) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "erasurectl")
-	if b, err := exec.Command("go", "build", "-o", bin, "../cmd/erasurectl").CombinedOutput(); err != nil {
-		t.Fatalf("go build erasurectl: %v\n%s", err, b)
-	}
+	bin := erasurectlBinary(t)
 	cmd := exec.Command(bin, "check", "--topic-arn", storeteam.TopicArn, assembly)
 	out, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {

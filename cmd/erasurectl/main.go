@@ -52,6 +52,7 @@ type cli struct {
 
 	Synth     synthCmd     `cmd:"" help:"Synthesize the CDK app to cdk.out and check every store against the channel's caps."`
 	Check     checkCmd     `cmd:"" help:"Check a cdk.out (any CDK language) or CloudFormation templates (JSON/YAML) with the app-wide check's rules."`
+	Access    accessCmd    `cmd:"" help:"Evaluate the synthesized policies offline: who may publish, deliver, read, answer and use each key; exit 1 when a cell is not what the channel needs."`
 	Local     localCmd     `cmd:"" help:"Run the whole channel locally on the SNS/SQS emulator and show a round trip."`
 	Validate  validateCmd  `cmd:"" help:"Validate a message file (or - for stdin) against the contract; the body is never echoed."`
 	Constants constantsCmd `cmd:"" help:"Print the channel constants with each derivation shown."`

@@ -205,6 +205,9 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 			grantSend(props.ResponseQueue, queueKey(props.ResponseQueue), s.Function)
 		}
 		grantSend(s.Queue, s.Key, s.Function) // pass two re-sends to the store's own queue
+		if role := s.Function.Role(); role != nil {
+			onlyHandlerConsumes(s.Queue, role)
+		}
 	}
 
 	s.DeadLetterAlarm = deadLetterAlarm(this, "DeadLetterAlarm", s.DeadLetterQueue,
@@ -284,6 +287,22 @@ func (s *scopedSqsSubscription) Bind(topic awssns.ITopic) *awssns.TopicSubscript
 		RawMessageDelivery:     jsii.Bool(true),
 		SubscriptionDependency: added.PolicyDependable,
 	}
+}
+
+// onlyHandlerConsumes denies taking requests off the store's queue to every
+// principal but the handler's role (the event source polls with it), in any
+// account, whatever its own policies allow: a request read by anyone else is
+// a request the store never erases. Sending (pass two, SNS) and the
+// dead-letter queue, which operators redrive, are not affected.
+func onlyHandlerConsumes(q awssqs.Queue, role awsiam.IRole) {
+	q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("OnlyTheHandlerConsumes"),
+		Effect:     awsiam.Effect_DENY,
+		Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+		Actions:    jsii.Strings("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"),
+		Resources:  jsii.Strings(*q.QueueArn()),
+		Conditions: &map[string]interface{}{"ArnNotEquals": map[string]interface{}{"aws:PrincipalArn": role.RoleArn()}},
+	}))
 }
 
 // grantSend lets grantee send to q and nothing more: sqs:SendMessage, and on

@@ -211,13 +211,8 @@ func bucketTags(props map[string]any) map[string]string {
 
 // bucketKey is the KMS key the bucket's default encryption names, "" if none.
 func (a *assembly) bucketKey(b *BitmapBucket) string {
-	enc, _ := field(b.Properties, "BucketEncryption").(map[string]any)
-	for _, r := range listOf(field(enc, "ServerSideEncryptionConfiguration")) {
-		rm, _ := r.(map[string]any)
-		def, _ := field(rm, "ServerSideEncryptionByDefault").(map[string]any)
-		if k := field(def, "KMSMasterKeyID"); k != nil {
-			return a.ident(b.t, k)
-		}
+	if v := a.bucketKeyValue(b); v != nil {
+		return a.ident(b.t, v)
 	}
 	return ""
 }

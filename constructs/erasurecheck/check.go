@@ -345,7 +345,7 @@ func (a *assembly) queuePolicyStatements(t *template, queueID string) []statemen
 	var stmts []statement
 	for _, id := range sortedIDs(t.Resources) {
 		if r := t.Resources[id]; r.Type == "AWS::SQS::QueuePolicy" && mentions(r.Properties["Queues"], queueID) {
-			stmts = append(stmts, statementsIn(t, r.Properties["PolicyDocument"])...)
+			stmts = append(stmts, labelled(statementsIn(t, r.Properties["PolicyDocument"]), t, id)...)
 		}
 	}
 	return stmts

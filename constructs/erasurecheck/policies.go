@@ -7,14 +7,18 @@ import (
 // statement is one IAM policy statement, with the template its values are
 // evaluated in.
 type statement struct {
-	t           *template
-	Effect      string
-	Principal   any
-	Action      any
-	NotAction   any
-	Resource    any
-	NotResource any
-	Condition   map[string]any
+	t            *template
+	Sid          string
+	Effect       string
+	Principal    any
+	NotPrincipal any
+	Action       any
+	NotAction    any
+	Resource     any
+	NotResource  any
+	Condition    map[string]any
+
+	from string // where the statement is, for a reason: stack, resource
 }
 
 func statementsIn(t *template, doc any) []statement {
@@ -29,13 +33,22 @@ func statementsIn(t *template, doc any) []statement {
 	var out []statement
 	for _, s := range list {
 		sm, _ := s.(map[string]any)
-		st := statement{t: t, Principal: sm["Principal"], Action: sm["Action"], NotAction: sm["NotAction"],
-			Resource: sm["Resource"], NotResource: sm["NotResource"]}
+		st := statement{t: t, Principal: sm["Principal"], NotPrincipal: sm["NotPrincipal"], Action: sm["Action"],
+			NotAction: sm["NotAction"], Resource: sm["Resource"], NotResource: sm["NotResource"]}
+		st.Sid, _ = sm["Sid"].(string)
 		st.Effect, _ = sm["Effect"].(string)
 		st.Condition, _ = sm["Condition"].(map[string]any)
 		out = append(out, st)
 	}
 	return out
+}
+
+// labelled marks statements with the stack and resource that hold them.
+func labelled(stmts []statement, t *template, id string) []statement {
+	for i := range stmts {
+		stmts[i].from = t.Stack + "/" + id
+	}
+	return stmts
 }
 
 // statements reads a policy document without a template (service principals,
@@ -156,11 +169,11 @@ func (a *assembly) roleStatements(t *template, roleID string) []statement {
 	var out []statement
 	for _, p := range listOf(role.Properties["Policies"]) {
 		pm, _ := p.(map[string]any)
-		out = append(out, statementsIn(t, pm["PolicyDocument"])...)
+		out = append(out, labelled(statementsIn(t, pm["PolicyDocument"]), t, roleID)...)
 	}
 	for _, m := range listOf(role.Properties["ManagedPolicyArns"]) {
 		if mt, id, ok := a.resourceOf(a.ident(t, m)); ok && mt.Resources[id].Type == "AWS::IAM::ManagedPolicy" {
-			out = append(out, statementsIn(mt, mt.Resources[id].Properties["PolicyDocument"])...)
+			out = append(out, labelled(statementsIn(mt, mt.Resources[id].Properties["PolicyDocument"]), mt, id)...)
 		}
 	}
 	for _, id := range sortedIDs(t.Resources) {
@@ -168,11 +181,11 @@ func (a *assembly) roleStatements(t *template, roleID string) []statement {
 		switch r.Type {
 		case "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy":
 			if mentions(r.Properties["Roles"], roleID) {
-				out = append(out, statementsIn(t, r.Properties["PolicyDocument"])...)
+				out = append(out, labelled(statementsIn(t, r.Properties["PolicyDocument"]), t, id)...)
 			}
 		case "AWS::IAM::RolePolicy":
 			if refersTo(r.Properties["RoleName"], roleID) {
-				out = append(out, statementsIn(t, r.Properties["PolicyDocument"])...)
+				out = append(out, labelled(statementsIn(t, r.Properties["PolicyDocument"]), t, id)...)
 			}
 		}
 	}

@@ -504,6 +504,16 @@ func constantsOr(c *contract.Constants) contract.Constants {
 // stacks included) and plain CloudFormation templates in JSON or YAML
 // (short-form intrinsics such as !Ref, !GetAtt and !Sub included).
 func CheckPaths(paths []string, cfg Config) (*Result, error) {
+	files, err := templateFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	return Check(files, cfg)
+}
+
+// templateFiles expands cloud assembly directories into their templates;
+// a file stays itself.
+func templateFiles(paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -520,7 +530,7 @@ func CheckPaths(paths []string, cfg Config) (*Result, error) {
 		}
 		files = append(files, p)
 	}
-	return Check(files, cfg)
+	return files, nil
 }
 
 // ResourceLines maps each resource of a template file to the line its

@@ -28,7 +28,7 @@ func (a *assembly) ident(t *template, v any) string { return a.identAt(t, v, 0, 
 func (a *assembly) identPattern(t *template, v any) string { return a.identAt(t, v, 0, true) }
 
 func (a *assembly) identAt(t *template, v any, depth int, wild bool) string {
-	if depth > maxIdentDepth || t == nil {
+	if depth > maxIdentDepth {
 		return ""
 	}
 	switch x := v.(type) {
@@ -39,7 +39,7 @@ func (a *assembly) identAt(t *template, v any, depth int, wild bool) string {
 	case bool:
 		return strconv.FormatBool(x)
 	case map[string]any:
-		if len(x) != 1 {
+		if len(x) != 1 || t == nil {
 			return ""
 		}
 		if r, ok := x["Ref"].(string); ok {

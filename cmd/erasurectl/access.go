@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+)
+
+type accessCmd struct {
+	Paths    []string `arg:"" name:"path" help:"A cloud assembly directory (cdk.out) or CloudFormation templates (JSON or YAML)."`
+	TopicArn []string `name:"topic-arn" help:"The erasure topic's ARN, for a channel deployed by another app (repeatable)."`
+	Format   string   `enum:"text,json" default:"text" help:"Output: text (a table) or json."`
+	Failing  bool     `name:"failing" help:"Print only the cells that do not hold."`
+}
+
+// Run evaluates the channel's data path over the synthesized policies and
+// exits 1 when a cell is not what the channel needs.
+func (c *accessCmd) Run(g *globals) error {
+	m, err := erasurecheck.Access(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn})
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	cells := m.Cells
+	if c.Failing {
+		cells = m.Failing()
+	}
+	if c.Format == "json" || g.JSON {
+		out := struct {
+			Cells   []erasurecheck.Cell `json:"cells"`
+			Failing int                 `json:"failing"`
+		}{Cells: append([]erasurecheck.Cell{}, cells...), Failing: len(m.Failing())}
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintln(g.Stdout, string(b))
+	} else {
+		fmt.Fprintf(g.Stdout, "access matrix: %d cells, %d do not hold\n\n", len(m.Cells), len(m.Failing()))
+		w := tabwriter.NewWriter(g.Stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "\tPRINCIPAL\tACTION\tRESOURCE\tNEEDED\tPOLICIES\tBECAUSE")
+		for _, cell := range cells {
+			mark := "ok"
+			if !cell.Holds() {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, cell.Principal, cell.Action, cell.Resource, cell.Want, cell.Got, cell.Because)
+		}
+		w.Flush()
+	}
+	if n := len(m.Failing()); n > 0 {
+		return fail(exitCheckFailed, "%d access cells do not hold", n)
+	}
+	if len(m.Cells) == 0 {
+		return fail(exitCheckFailed, "no part of the channel's data path was found, so nothing was evaluated: synthesize the app first or name the topic with --topic-arn")
+	}
+	return nil
+}

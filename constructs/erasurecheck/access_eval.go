@@ -1,0 +1,264 @@
+package erasurecheck
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Decision is what IAM would answer to one request, as far as the
+// synthesized policies tell.
+type Decision string
+
+// The decisions of the access matrix.
+const (
+	Allowed   Decision = "allowed"
+	Denied    Decision = "denied"
+	Undecided Decision = "undecided" // a policy uses something the evaluator does not judge
+)
+
+// principal is who makes a request: a role (its identity policies are
+// known) or a service.
+type principal struct {
+	label    string
+	aliases  []string // every identity a policy can name it by: its ARN, its reference
+	account  string
+	service  string // e.g. sns.amazonaws.com; "" for an IAM principal
+	identity []statement
+}
+
+// target is what a request reaches: a queue, topic, key, bucket or object.
+type target struct {
+	label   string
+	aliases []string // its ARN and reference, or patterns over them
+	account string
+	policy  []statement // its resource policy (queue, topic, bucket or key policy)
+	isKey   bool        // KMS: the key policy must allow, or delegate to the account
+	via     string      // for a key: the service its callers use it through (kms:ViaService)
+}
+
+// request is one call: principal p calls action on r, with the request
+// context's condition keys (lower case) and their values.
+type request struct {
+	p      *principal
+	action string
+	r      *target
+	ctx    map[string][]string
+}
+
+// verdict is a decision and the statement that made it.
+type verdict struct {
+	Decision Decision
+	Because  string
+}
+
+// match is one statement's answer to a request: it applies, it does not,
+// or it cannot be told.
+type match int
+
+const (
+	noMatch match = iota
+	matches
+	unknownMatch
+)
+
+// evaluate decides a request the way IAM does for one account boundary: an
+// explicit Deny anywhere wins; a service is let in by the resource policy
+// alone; a principal of the resource's account by its identity policy or the
+// resource policy; a principal of another account needs both. A KMS key
+// policy must allow the principal or delegate to its account (then the
+// identity policy decides), whatever the account.
+func (a *assembly) evaluate(q request) verdict {
+	var unknownDeny, unknownAllow string // statements whose conditions the evaluator cannot judge
+	var idAllow, resDirect, resAccount string // the statements that allow, "" if none
+	consider := func(stmts []statement, resourcePolicy bool) *verdict {
+		for i, s := range stmts {
+			m, direct := a.applies(s, q, resourcePolicy)
+			if m == unknownMatch && s.Effect == "Deny" {
+				unknownDeny = or(unknownDeny, s.describe(i))
+			} else if m == unknownMatch {
+				unknownAllow = or(unknownAllow, s.describe(i))
+			}
+			if m != matches {
+				continue
+			}
+			switch s.Effect {
+			case "Deny":
+				return &verdict{Denied, "explicit deny: " + s.describe(i)}
+			case "Allow":
+				switch {
+				case !resourcePolicy:
+					idAllow = or(idAllow, s.describe(i))
+				case direct:
+					resDirect = or(resDirect, s.describe(i))
+				default:
+					resAccount = or(resAccount, s.describe(i))
+				}
+			}
+		}
+		return nil
+	}
+	if q.p.service == "" {
+		if v := consider(q.p.identity, false); v != nil {
+			return *v
+		}
+	}
+	if v := consider(q.r.policy, true); v != nil {
+		return *v
+	}
+	sameAccount := q.p.account != "" && q.p.account == q.r.account
+	var allowed bool
+	var because string
+	switch {
+	case q.p.service != "":
+		allowed, because = resDirect != "", resDirect
+	case q.r.isKey && resDirect != "" && sameAccount:
+		allowed, because = true, resDirect
+	case q.r.isKey:
+		allowed = (resDirect != "" || resAccount != "") && idAllow != ""
+		because = or(resDirect, resAccount) + " and " + idAllow
+	case sameAccount && resDirect != "":
+		allowed, because = true, resDirect
+	case sameAccount:
+		allowed, because = idAllow != "", idAllow
+	default:
+		allowed = (resDirect != "" || resAccount != "") && idAllow != ""
+		because = or(resDirect, resAccount) + " and " + idAllow
+	}
+	switch {
+	case allowed && unknownDeny != "":
+		return verdict{Undecided, "cannot judge " + unknownDeny}
+	case allowed:
+		return verdict{Allowed, because}
+	case unknownAllow != "":
+		return verdict{Undecided, "cannot judge " + unknownAllow}
+	case q.p.service != "":
+		return verdict{Denied, "no statement of the resource policy allows the service"}
+	case q.r.isKey && resDirect == "" && resAccount == "":
+		return verdict{Denied, "the key policy neither allows the principal nor delegates to its account"}
+	case !sameAccount && resDirect == "" && resAccount == "":
+		return verdict{Denied, "no statement of the resource policy allows a principal of another account"}
+	}
+	return verdict{Denied, "no identity-policy statement allows it"}
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// describe names a statement for a cell's reason: where it is, never a value.
+func (s statement) describe(i int) string {
+	name := s.Sid
+	if name == "" {
+		name = fmt.Sprintf("statement %d", i+1)
+	}
+	if s.from == "" {
+		return name
+	}
+	return s.from + " " + name
+}
+
+// applies says whether statement s reaches request q: action, resource,
+// principal (in a resource policy) and every condition. direct says a
+// resource-policy statement names the principal itself (or everyone), not
+// only its account.
+func (a *assembly) applies(s statement, q request, resourcePolicy bool) (m match, direct bool) {
+	if s.NotPrincipal != nil {
+		return unknownMatch, false
+	}
+	if !s.hasAction(q.action) {
+		return noMatch, false
+	}
+	if (s.Resource != nil || s.NotResource != nil) && !a.covers(s, q.r.aliases) {
+		return noMatch, false
+	}
+	if resourcePolicy {
+		var ok bool
+		if ok, direct = a.principalMatches(s, q.p); !ok {
+			return noMatch, false
+		}
+	}
+	return a.conditionsHold(s, q.ctx), direct
+}
+
+// principalMatches says whether a resource-policy statement names p: by "*",
+// its service, its ARN or reference (direct), or its account.
+func (a *assembly) principalMatches(s statement, p *principal) (ok, direct bool) {
+	if s.Principal == "*" {
+		return true, true
+	}
+	pm, _ := s.Principal.(map[string]any)
+	if p.service != "" {
+		return containsString(stringsOf(pm["Service"]), p.service), true
+	}
+	for _, v := range listOf(pm["AWS"]) {
+		id := a.ident(s.t, v)
+		switch {
+		case id == "*" || containsString(p.aliases, id):
+			return true, true
+		case id == p.account || id == "arn:aws:iam::"+p.account+":root":
+			ok = true
+		}
+	}
+	return ok, false
+}
+
+// conditionsHold evaluates a statement's condition block against the
+// request context. Negated operators hold for an absent key, IfExists
+// operators too; an operator the evaluator does not know is unknownMatch.
+func (a *assembly) conditionsHold(s statement, ctx map[string][]string) match {
+	for op, block := range s.Condition {
+		name := strings.ToLower(op)
+		name = strings.TrimPrefix(strings.TrimPrefix(name, "foranyvalue:"), "forallvalues:")
+		ifExists := strings.HasSuffix(name, "ifexists")
+		name = strings.TrimSuffix(name, "ifexists")
+		m, _ := block.(map[string]any)
+		for key, vals := range m {
+			var want []string
+			for _, v := range listOf(vals) {
+				w := a.resourcePattern(s.t, v)
+				if w == "" {
+					return unknownMatch
+				}
+				want = append(want, w)
+			}
+			have, present := ctx[strings.ToLower(key)]
+			if name == "null" {
+				if len(want) != 1 || (want[0] == "true") == present {
+					return noMatch
+				}
+				continue
+			}
+			negated := strings.Contains(name, "not")
+			var eq func(w, h string) bool
+			switch strings.Replace(name, "not", "", 1) {
+			case "stringequals", "bool":
+				eq = func(w, h string) bool { return w == h }
+			case "stringequalsignorecase":
+				eq = strings.EqualFold
+			case "stringlike", "arnlike", "arnequals":
+				eq = func(w, h string) bool { return coversAny(w, []string{h}) }
+			default:
+				return unknownMatch
+			}
+			if !present {
+				if negated || ifExists {
+					continue
+				}
+				return noMatch
+			}
+			hit := false
+			for _, w := range want {
+				for _, h := range have {
+					hit = hit || eq(w, h)
+				}
+			}
+			if hit == negated {
+				return noMatch
+			}
+		}
+	}
+	return matches
+}
