@@ -68,7 +68,7 @@ const (
 // policy must allow the principal or delegate to its account (then the
 // identity policy decides), whatever the account.
 func (a *assembly) evaluate(q request) verdict {
-	var unknownDeny, unknownAllow string // statements whose conditions the evaluator cannot judge
+	var unknownDeny, unknownAllow string      // statements whose conditions the evaluator cannot judge
 	var idAllow, resDirect, resAccount string // the statements that allow, "" if none
 	consider := func(stmts []statement, resourcePolicy bool) *verdict {
 		for i, s := range stmts {
