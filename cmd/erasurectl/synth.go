@@ -131,12 +131,22 @@ func (s *synthCmd) Run(g *globals) error {
 	}
 	rows := storeRows(stores, wiring, c)
 	broken := wiring.Strings() // the bitmap buckets' problems are the check's too
+	access, err := erasurecheck.Access([]string{s.Out}, erasurecheck.Config{})
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
+	failing := access.Failing()
+	for _, cell := range failing {
+		broken = append(broken, fmt.Sprintf("access: %s %s %s: the channel needs it %s, the policies say %s (%s)", cell.Principal, cell.Action, cell.Resource, cell.Want, cell.Got, cell.Because))
+	}
 	if g.JSON {
-		b, _ := json.MarshalIndent(map[string]any{"out": s.Out, "stores": rows}, "", "  ")
+		b, _ := json.MarshalIndent(map[string]any{"out": s.Out, "stores": rows,
+			"access": map[string]any{"cells": len(access.Cells), "failing": append([]erasurecheck.Cell{}, failing...)}}, "", "  ")
 		fmt.Fprintln(g.Stdout, string(b))
 	} else {
 		fmt.Fprintf(g.Stdout, "synthesized to %s: %d stores\n\n", s.Out, len(rows))
 		printStoreTable(g, rows)
+		fmt.Fprintf(g.Stdout, "\naccess matrix over the synthesized policies: %d cells, %d do not hold (every cell: erasurectl access %s)\n", len(access.Cells), len(failing), s.Out)
 	}
 	if len(broken) > 0 {
 		for _, v := range broken {
