@@ -12,6 +12,14 @@ const (
 	// (an ACK's or REFILE_ACK's outcome, or a HOLDINGS answer).
 	MetricAnswers          = "ErasureAnswers"
 	MetricDimensionOutcome = "Outcome"
+	// MetricAnswersRefused counts the answers the account service's response
+	// reader refused to count, by Code (SENDER_NOT_ON_ROSTER: the sender is
+	// not the handler of the store the answer names). ErasureChannel alarms on
+	// it: a forged or misrouted answer is never silent.
+	MetricAnswersRefused = "ErasureAnswersRefused"
+	MetricDimensionCode  = "Code"
+	// CodeSenderNotOnRoster is the log and metric code of such an answer.
+	CodeSenderNotOnRoster = "SENDER_NOT_ON_ROSTER"
 )
 
 // AnswerValues are every outcome and answer an answer can carry, once each:

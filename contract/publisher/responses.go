@@ -2,11 +2,14 @@ package publisher
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -36,6 +39,7 @@ type Collector struct {
 	conflicting int // later copies whose outcome differs from the first
 	notify      chan struct{}
 	now         func() time.Time
+	roster      []string // the stores expected to answer every round, when known
 }
 
 // NewCollector returns an empty collector.
@@ -67,6 +71,27 @@ func (c *Collector) Add(r contract.Response) {
 	default:
 	}
 }
+
+// ExpectRoster makes the roster's stores the ones every round waits for
+// (RosterStatus). It returns the collector.
+func (c *Collector) ExpectRoster(stores []string) *Collector {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.roster = append([]string(nil), stores...)
+	sort.Strings(c.roster)
+	return c
+}
+
+// Roster is the stores every round waits for, nil if not given.
+func (c *Collector) Roster() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.roster...)
+}
+
+// RosterStatus reports a round against the roster: Missing names every
+// store on it that has not answered yet.
+func (c *Collector) RosterStatus(k RoundKey) RoundStatus { return c.Status(k, c.Roster()) }
 
 // AnsweredAt is when the first answer of a subscriber to a round arrived.
 func (c *Collector) AnsweredAt(k RoundKey, subscriber string) (time.Time, bool) {
@@ -147,6 +172,16 @@ type Sender struct {
 	Session string
 }
 
+// Stores are the roster's store names, sorted.
+func (r Roster) Stores() []string {
+	out := make([]string, 0, len(r))
+	for name := range r {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Allows says whether senderID may answer for subscriber.
 func (r Roster) Allows(subscriber, senderID string) bool {
 	want, ok := r[subscriber]
@@ -169,26 +204,61 @@ type Reader struct {
 	collector *Collector
 	log       *slog.Logger
 	roster    Roster
+	metrics   io.Writer
+	now       func() time.Time
 	invalid   int
-	refused   int
+	refused   atomic.Int64 // read by Refused while Run polls
 }
 
 // WithRoster makes the reader count only answers sent by each store's own
-// handler (see Roster). It returns the reader.
+// handler (see Roster), and its collector wait for the roster's stores
+// (Collector.RosterStatus) unless it was given others. It returns the reader.
 func (r *Reader) WithRoster(roster Roster) *Reader {
 	r.roster = roster
+	if r.collector.Roster() == nil {
+		r.collector.ExpectRoster(roster.Stores())
+	}
 	return r
 }
 
+// WithMetrics makes the reader write a CloudWatch embedded-metric line
+// (contract.MetricAnswersRefused, by Code) to w for every answer it refuses
+// on the roster's grounds: in Lambda or with the CloudWatch agent, stdout.
+func (r *Reader) WithMetrics(w io.Writer) *Reader {
+	r.metrics = w
+	return r
+}
+
+// emitRefused counts one refused answer. The line carries the code only:
+// never the subscriber the answer claims, its requestId or its sender.
+func (r *Reader) emitRefused(code string) {
+	if r.metrics == nil {
+		return
+	}
+	line, _ := json.Marshal(map[string]any{
+		"_aws": map[string]any{
+			"Timestamp": r.now().UnixMilli(),
+			"CloudWatchMetrics": []any{map[string]any{
+				"Namespace":  contract.MetricNamespace,
+				"Dimensions": [][]string{{contract.MetricDimensionCode}},
+				"Metrics":    []any{map[string]string{"Name": contract.MetricAnswersRefused, "Unit": "Count"}},
+			}},
+		},
+		contract.MetricDimensionCode:  code,
+		contract.MetricAnswersRefused: 1,
+	})
+	_, _ = r.metrics.Write(append(line, '\n'))
+}
+
 // Refused is how many answers the roster refused (each receive counts).
-func (r *Reader) Refused() int { return r.refused }
+func (r *Reader) Refused() int { return int(r.refused.Load()) }
 
 // NewReader returns a reader of the response queue at queueURL.
 func NewReader(client ReceiveAPI, queueURL string, c *Collector, log *slog.Logger) *Reader {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Reader{client: client, queueURL: queueURL, collector: c, log: log}
+	return &Reader{client: client, queueURL: queueURL, collector: c, log: log, now: time.Now}
 }
 
 // Poll receives once (long-polling up to wait) and returns how many valid
@@ -220,9 +290,10 @@ func (r *Reader) Poll(ctx context.Context, wait time.Duration) (int, error) {
 			continue
 		}
 		if r.roster != nil && !r.roster.Allows(resp.Subscriber, m.Attributes[string(types.MessageSystemAttributeNameSenderId)]) {
-			r.refused++
+			refused := r.refused.Add(1)
 			r.log.Warn("erasure answer from a sender that is not its store's handler; not counted, left for the dead-letter queue",
-				"code", "SENDER_NOT_ON_ROSTER", "refused", r.refused)
+				"code", contract.CodeSenderNotOnRoster, "refused", refused)
+			r.emitRefused(contract.CodeSenderNotOnRoster)
 			continue
 		}
 		r.collector.Add(resp)

@@ -3,6 +3,7 @@ package publisher
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/linn-cloud/erasure-channel/contract"
 )
 
 // responseQueue is a one-shot fake of the response queue: it hands out its
@@ -58,11 +61,13 @@ func TestRosterCountsOnlyEachStoresOwnHandler(t *testing.T) {
 	}}
 	var logs bytes.Buffer
 	c := NewCollector()
+	var metrics bytes.Buffer
 	r := NewReader(q, "https://sqs.eu-west-1.amazonaws.com/111111111111/erasure-responses", c, slog.New(slog.NewJSONHandler(&logs, nil))).
 		WithRoster(Roster{
 			"space":  {RoleID: "AROASPACE", Session: "erasure-space"},
 			"ledger": {Session: "erasure-ledger"}, // role id unknown: the queue policy admits only roster roles
-		})
+			"audit":  {Session: "erasure-audit"},  // on the roster, never answers
+		}).WithMetrics(&metrics)
 	n, err := r.Poll(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -73,9 +78,19 @@ func TestRosterCountsOnlyEachStoresOwnHandler(t *testing.T) {
 	if n != 2 || r.Refused() != 5 {
 		t.Fatalf("counted %d, refused %d; want 2 and 5", n, r.Refused())
 	}
-	st := c.Status(RoundKey{RequestID: "req-forged-0001", SendNo: 1}, []string{"space", "ledger"})
-	if !st.Complete() || len(st.Unexpected) != 0 {
-		t.Fatalf("round %+v: want space and ledger from their own handlers only", st)
+	st := c.RosterStatus(RoundKey{RequestID: "req-forged-0001", SendNo: 1})
+	if len(st.Answered) != 2 || strings.Join(st.Missing, ",") != "audit" || len(st.Unexpected) != 0 {
+		t.Fatalf("round %+v: want space and ledger from their own handlers only, and audit missing", st)
+	}
+	lines := strings.Split(strings.TrimSpace(metrics.String()), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("want one metric line per refused answer (5), got %d:\n%s", len(lines), metrics.String())
+	}
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m[contract.MetricAnswersRefused] != 1.0 || m[contract.MetricDimensionCode] != contract.CodeSenderNotOnRoster {
+			t.Errorf("metric line %s (%v)", l, err)
+		}
 	}
 	for handle, want := range map[string]bool{"real-space": true, "real-ledger": true, "ci-role": false, "other-store-as-space": false,
 		"right-session-wrong-role": false, "not-on-roster": false, "no-sender": false} {
@@ -83,8 +98,8 @@ func TestRosterCountsOnlyEachStoresOwnHandler(t *testing.T) {
 			t.Errorf("%s: deleted = %v, want %v", handle, q.deleted[handle], want)
 		}
 	}
-	for _, leak := range []string{"req-forged-0001", "DONE", "AROA", "deploy-pipeline", "shadow"} {
-		if strings.Contains(logs.String(), leak) {
+	for _, leak := range []string{"req-forged-0001", "DONE", "AROA", "deploy-pipeline", "shadow", `"space"`, `"ledger"`} {
+		if strings.Contains(logs.String()+metrics.String(), leak) {
 			t.Errorf("the log carries %q: %s", leak, logs.String())
 		}
 	}
