@@ -58,7 +58,16 @@ type ErasureChannel struct {
 	// OldestResponseAlarm fires when an answer has waited longer than R: the
 	// request it answers has expired and the account service is not reading.
 	OldestResponseAlarm awscloudwatch.Alarm
+	// RefusedAnswersAlarm fires when the account service's response reader
+	// refused an answer whose sender is not the handler of the store it names
+	// (contract.MetricAnswersRefused): a forged or misrouted answer.
+	RefusedAnswersAlarm awscloudwatch.Alarm
 }
+
+// RosterMetadataKey marks the response queue with the roster's store names
+// (ErasureChannelProps.Stores), so that tools reading a cloud assembly
+// (erasurectl watch) know which stores every round waits for.
+const RosterMetadataKey = erasurecheck.RosterMetadataKey
 
 // NewErasureChannel builds the topic and the response queue.
 func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureChannelProps) *ErasureChannel {
@@ -93,6 +102,11 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 
 	if len(props.Stores) > 0 && len(problems) == 0 {
 		ch.admitRoster(props.Stores)
+		names := make([]interface{}, 0, len(props.Stores))
+		for _, st := range props.Stores {
+			names = append(names, st.Name)
+		}
+		ch.ResponseQueue.Node().DefaultChild().(awscdk.CfnResource).AddMetadata(jsii.String(RosterMetadataKey), names)
 	}
 	if len(props.StoreAccounts) > 0 && len(problems) == 0 {
 		var principals []awsiam.IPrincipal
@@ -106,7 +120,10 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		"Store answers reached the response dead-letter queue: the account service failed to process them.")
 	ch.OldestResponseAlarm = oldestMessageAlarm(this, "OldestResponseAlarm", ch.ResponseQueue, c.ExpiryPeriodSeconds,
 		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds))
-	suppressAlarmActions(ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm)
+	ch.RefusedAnswersAlarm = alarm(this, "RefusedAnswersAlarm",
+		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
+		ch.MetricAnswersRefused(nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	suppressAlarmActions(ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm)
 	suppress(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, ch.ResponseDeadLetterQueue)
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
@@ -175,6 +192,27 @@ func (ch *ErasureChannel) admitAccounts(sidPrefix string, principals []awsiam.IP
 		Resources:  jsii.Strings("*"), // in a key policy, "*" is this key
 		Conditions: &viaSQS,
 	}), nil)
+}
+
+// MetricAnswersRefused is the count of answers the response reader refused
+// because their sender is not the handler of the store they name (all codes
+// summed), per 5 minutes.
+func (ch *ErasureChannel) MetricAnswersRefused(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	if opts == nil {
+		opts = &awscloudwatch.MetricOptions{}
+	}
+	o := *opts
+	if o.Statistic == nil {
+		o.Statistic = jsii.String("Sum")
+	}
+	if o.Period == nil {
+		o.Period = minutes(5)
+	}
+	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace: jsii.String(contract.MetricNamespace), MetricName: jsii.String(contract.MetricAnswersRefused),
+		DimensionsMap: &map[string]*string{contract.MetricDimensionCode: jsii.String(contract.CodeSenderNotOnRoster)},
+		Statistic:     o.Statistic, Period: o.Period, Label: o.Label,
+	})
 }
 
 // GrantPublish lets grantee (the account service) publish to the topic,

@@ -22,7 +22,8 @@ type ErasureDashboardProps struct {
 
 // ErasureDashboard is the operator's view of the channel: per subscriber,
 // answers by outcome, the NOT_APPLICABLE count, dead-letter queue depth and the
-// age of its oldest message; the response queue's depth and age.
+// age of its oldest message; the response queue's depth and age, and the
+// answers refused because their sender is not the store's handler (alarm).
 type ErasureDashboard struct {
 	constructs.Construct
 	Dashboard awscloudwatch.Dashboard
@@ -49,6 +50,10 @@ func NewErasureDashboard(scope constructs.Construct, id *string, props *ErasureD
 			awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
 				Title: jsii.String("Response queue: age of the oldest answer (s)"), Width: jsii.Number(12),
 				Left: &[]awscloudwatch.IMetric{ch.ResponseQueue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")})},
+			}),
+			awscloudwatch.NewAlarmWidget(&awscloudwatch.AlarmWidgetProps{
+				Title: jsii.String("Answers refused: sender is not the store's handler"), Width: jsii.Number(24),
+				Alarm: ch.RefusedAnswersAlarm,
 			}),
 		)
 	}

@@ -31,6 +31,10 @@ import (
 // sets it), so subscriptions to it are found by reference, import or ARN.
 const TopicMetadataKey = "erasure:topic"
 
+// RosterMetadataKey marks the response queue with the roster's store names
+// (ErasureChannel sets it).
+const RosterMetadataKey = "erasure:roster"
+
 // cdkAssetPathKey is the metadata CDK writes on a nested stack's
 // AWS::CloudFormation::Stack resource: its template's file in the assembly.
 const cdkAssetPathKey = "aws:asset:path"

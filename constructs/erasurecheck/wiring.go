@@ -293,3 +293,27 @@ func (a *assembly) onRoster(t *template, roleID string, roster []string) bool {
 	arn := "arn:aws:iam::" + account + ":role/" + name
 	return coversAny(arn, roster)
 }
+
+// Roster reads the roster's store names from the response queue ErasureChannel
+// marked (RosterMetadataKey) in cloud assembly directories or templates:
+// every store a round waits for. It returns nil when no channel with a
+// roster is there.
+func Roster(paths []string) ([]string, error) {
+	files, err := templateFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	a, err := readAssembly(files)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range a.templates {
+		for _, id := range sortedIDs(t.Resources) {
+			if r := t.Resources[id]; r.Type == "AWS::SQS::Queue" {
+				out = append(out, stringsOf(r.Metadata[RosterMetadataKey])...)
+			}
+		}
+	}
+	return uniqueSorted(out), nil
+}
