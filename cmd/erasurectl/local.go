@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
@@ -90,6 +91,15 @@ type localSummary struct {
 	Bitmap      *bitmapProof                      `json:"bitmapProof,omitempty"`
 	TotalSecs   float64                           `json:"totalSeconds"`
 	RoundTripMs int64                             `json:"roundTripMilliseconds"`
+	Access      accessSummary                     `json:"access"`
+}
+
+// accessSummary is what the gate (the deployed policies, applied locally)
+// said during the run.
+type accessSummary struct {
+	Cells          int            `json:"cells"`          // the access matrix the gate decides with
+	DeniedCalls    map[string]int `json:"deniedCalls"`    // "principal action resource" -> calls
+	RefusedAnswers int            `json:"refusedAnswers"` // answers whose sender was not the store's handler
 }
 
 func (l *localCmd) Run(g *globals) error {
@@ -143,6 +153,18 @@ func (l *localCmd) Run(g *globals) error {
 	if err != nil {
 		return fail(exitEnvironment, "%v", err)
 	}
+	// Every component calls as its own principal through a gate that decides
+	// with the synthesized policies, as IAM would after a deploy.
+	matrix, err := erasurecheck.Access([]string{l.Out}, erasurecheck.Config{})
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
+	gate, err := local.StartGate(emu.Endpoint, matrix)
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
+	defer gate.Close()
+	ch.Guard(gate, emu.Region)
 
 	logOut := io.Discard
 	if l.Verbose {
@@ -182,7 +204,7 @@ func (l *localCmd) Run(g *globals) error {
 			emu.Endpoint, l.TimeScale, scaled.HandlerTimeoutCapSeconds, scaled.VisibilityTimeoutCapSeconds, scaled.PassTwoDelayCapSeconds, scaled.ExpiryPeriodSeconds)
 		fmt.Fprintf(g.Stdout, "stores: %s\n", strings.Join(names, ", "))
 	}
-	pub := publisher.New(cl.SNS, ch.TopicARN, publisher.WithConstants(scaled))
+	pub := publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(scaled))
 	published := time.Now()
 	erase, err := pub.Erase(ctx, contract.KeyAccount, examplestore.SampleAccount)
 	if err != nil {
@@ -259,6 +281,7 @@ func (l *localCmd) Run(g *globals) error {
 			return fail(exitEnvironment, "%v", err)
 		}
 	}
+	sum.Access = accessSummary{Cells: len(matrix.Cells), DeniedCalls: gate.DeniedCalls(), RefusedAnswers: ch.RefusedAnswers()}
 	sum.TotalSecs = time.Since(start).Seconds()
 	l.printSummary(g, sum, rounds[0].label, rounds[1].label)
 
@@ -269,6 +292,9 @@ func (l *localCmd) Run(g *globals) error {
 	}
 	if !sum.Complete {
 		return fail(exitCheckFailed, "not every store answered within R")
+	}
+	if len(sum.Access.DeniedCalls) > 0 || sum.Access.RefusedAnswers > 0 {
+		return fail(exitCheckFailed, "a component was denied a call or an answer was refused: the deployed wiring would fail the same way")
 	}
 	return nil
 }
@@ -306,6 +332,12 @@ func (l *localCmd) printSummary(g *globals, sum localSummary, first, second stri
 			b.Audit.NoncurrentGenerations, b.Audit.NoncurrentHolders, b.NoncurrentExpiryDays, b.NoncurrentExpiryCapDays)
 		fmt.Fprintf(g.Stdout, "  delete markers          %d; other versions (registry rows, directory) %d\n", b.Audit.DeleteMarkers, b.Audit.OtherVersions)
 	}
+	denied := 0
+	for _, n := range sum.Access.DeniedCalls {
+		denied += n
+	}
+	fmt.Fprintf(g.Stdout, "\naccess: every component called as its own principal, decided by the synthesized policies (%d cells): %d calls denied, %d answers refused\n",
+		sum.Access.Cells, denied, sum.Access.RefusedAnswers)
 	state := "every store answered both rounds"
 	if !sum.Complete {
 		state = "NOT every store answered"

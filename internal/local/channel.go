@@ -20,6 +20,7 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/publisher"
 )
 
 // Clients are SDK clients pointed at an endpoint with static test credentials.
@@ -80,6 +81,51 @@ type Channel struct {
 	ResponseQueue           Queue
 	ResponseDeadLetterQueue Queue
 	Stores                  map[string]*Store
+
+	gate   *Gate
+	region string
+	reader *publisher.Reader // the response reader Serve runs
+}
+
+// Guard routes every component's calls through gate, each as its own
+// principal: the store handlers (and the event sources that poll for them)
+// as handler/<store>, the publisher and the response reader as the account
+// service. A call the deployed policies would deny then fails here too, and
+// the response reader counts an answer only from the handler of the store it
+// names (Roster). The topic, the response queue and each store queue are
+// named to the gate as the access matrix names them.
+func (ch *Channel) Guard(g *Gate, region string) {
+	ch.gate, ch.region = g, region
+	g.Name(ch.TopicARN, "topic")
+	g.Name(ch.ResponseQueue.URL, "response-queue")
+	for name, s := range ch.Stores {
+		g.Name(s.Queue.URL, "queue/"+name)
+	}
+}
+
+// As returns clients that call as principal (see Guard); unguarded, the
+// channel's own clients.
+func (ch *Channel) As(principal string) Clients {
+	if ch.gate == nil {
+		return ch.Clients
+	}
+	return ch.gate.Clients(principal, ch.region)
+}
+
+// HandlerPrincipal is the principal a store's handler calls as.
+func HandlerPrincipal(store string) string { return "handler/" + store }
+
+// Roster is the response reader's roster when the channel is guarded, nil
+// otherwise.
+func (ch *Channel) Roster() publisher.Roster {
+	if ch.gate == nil {
+		return nil
+	}
+	names := make([]string, 0, len(ch.Stores))
+	for name := range ch.Stores {
+		names = append(names, name)
+	}
+	return Roster(names)
 }
 
 // Create builds the channel's topic, response queue and every store's queues

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/sender"
@@ -54,7 +55,8 @@ func (ch *Channel) NewHandler(store string, impls map[contract.Pair]storehandler
 	if o.Metrics == nil {
 		o.Metrics = io.Discard
 	}
-	var responses storehandler.ResponseSender = sender.New(ch.SQS, ch.ResponseQueue.URL, o.Log)
+	as := ch.As(HandlerPrincipal(store))
+	var responses storehandler.ResponseSender = sender.New(as.SQS, ch.ResponseQueue.URL, o.Log)
 	if o.WrapResponses != nil {
 		responses = o.WrapResponses(responses)
 	}
@@ -62,11 +64,20 @@ func (ch *Channel) NewHandler(store string, impls map[contract.Pair]storehandler
 		Env:             ch.Stores[store].HandlerEnvironment(ch.ResponseQueue.URL),
 		Implementations: impls,
 		Responses:       responses,
-		Queue:           ch.SQS,
+		Queue:           as.SQS,
 		Now:             o.Now,
 		Log:             o.Log,
 		Metrics:         o.Metrics,
 	})
+}
+
+// RefusedAnswers is how many answers the running response reader refused
+// because their sender is not the handler of the store they name.
+func (ch *Channel) RefusedAnswers() int {
+	if ch.reader == nil {
+		return 0
+	}
+	return ch.reader.Refused()
 }
 
 // Serve polls every store that has a handler, and reads the response queue
@@ -75,11 +86,16 @@ func (ch *Channel) Serve(ctx context.Context, region string, handlers map[string
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for name, h := range handlers {
-		p := &Poller{Client: ch.SQS, Store: ch.Stores[name], Handler: h, Region: region}
+		// Lambda's event source polls with the function's role.
+		p := &Poller{Client: ch.As(HandlerPrincipal(name)).SQS, Store: ch.Stores[name], Handler: h, Region: region}
 		wg.Add(1)
 		go func() { defer wg.Done(); p.Run(ctx) }()
 	}
-	reader := publisher.NewReader(ch.SQS, ch.ResponseQueue.URL, collector, log)
+	reader := publisher.NewReader(ch.As(erasurecheck.AccountServicePrincipal).SQS, ch.ResponseQueue.URL, collector, log)
+	if r := ch.Roster(); r != nil {
+		reader.WithRoster(r)
+	}
+	ch.reader = reader
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = reader.Run(ctx, time.Second) }()
 	return func() { cancel(); wg.Wait() }

@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/sender"
@@ -47,6 +48,11 @@ type Config struct {
 	BadP      float64 // malformed bodies mixed in, per valid request, default 0.02
 	ExpiredP  float64 // expired bodies mixed in, per valid request, default 0.02
 	RebroadP  float64 // destructive requests rebroadcast with sendNo + 1, default 0.2
+	// Access, when given, puts the channel behind a gate that decides every
+	// call with it (the access matrix of an app whose roster is the soak's
+	// stores, store-001…): each component calls as its own principal, and
+	// a denied call or a refused answer is a violation.
+	Access local.Decider
 }
 
 func (c *Config) defaults() {
@@ -85,6 +91,8 @@ type Ledger struct {
 	RequestsPerSecond                                   float64
 	P50, P99                                            time.Duration // publish to answer, pass-two delay excluded
 	PeakHeapMiB                                         float64
+	DeniedCalls                                         map[string]int // by the gate: "principal action resource" -> calls
+	RefusedAnswers                                      int            // by the reader's roster
 	Violations                                          []string
 }
 
@@ -93,6 +101,9 @@ func (l Ledger) String() string {
 	fmt.Fprintf(&b, "soak: %d stores, %d requests published (+%d rebroadcasts), %d malformed, %d expired mixed in\n", l.Stores, l.Published, l.Rebroadcasts, l.Malformed, l.Expired)
 	fmt.Fprintf(&b, "  expected answers %d: answered %d, dead-lettered intact %d; duplicates absorbed %d (conflicting %d); malformed dead-lettered %d of %d\n",
 		l.Expected, l.Answered, l.DeadLettered, l.Duplicates, l.ConflictingDuplicates, l.MalformedDeadLettered, l.Malformed*l.Stores)
+	if l.DeniedCalls != nil {
+		fmt.Fprintf(&b, "  behind the access gate: %d kinds of call denied, %d answers refused\n", len(l.DeniedCalls), l.RefusedAnswers)
+	}
 	keys := make([]string, 0, len(l.Faults))
 	for k := range l.Faults {
 		keys = append(keys, k)
@@ -184,6 +195,11 @@ type expectation struct {
 	published time.Time
 }
 
+// StoreName is the soak's i-th store (from 0), named as the CDK app's extra
+// stores are (context erasure:extraStores), so that the app's access matrix
+// covers them.
+func StoreName(i int) string { return fmt.Sprintf("store-%03d", i+1) }
+
 // Run runs one soak on a fresh channel of the emulator.
 func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error) {
 	cfg.defaults()
@@ -196,7 +212,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 	names := make([]string, cfg.Stores)
 	kinds := map[string]string{}
 	for i := range names {
-		names[i] = fmt.Sprintf("store-%02d", i)
+		names[i] = StoreName(i)
 		kinds[names[i]] = storeKind(i)
 		st := timing.Defaults(c)
 		if i%2 == 1 {
@@ -208,6 +224,15 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 	if err != nil {
 		return Ledger{}, err
 	}
+	var gate *local.Gate
+	if cfg.Access != nil {
+		if gate, err = local.StartGate(emu.Endpoint, cfg.Access); err != nil {
+			return Ledger{}, err
+		}
+		defer gate.Close()
+		ch.Guard(gate, emu.Region)
+	}
+	accountService := ch.As(erasurecheck.AccountServicePrincipal)
 	f := &faults{r: rand.New(rand.NewPCG(cfg.Seed, 7)), counts: map[string]*atomic.Int64{}}
 	for _, k := range []string{"handler-error", "failed-send", "double-answer", "stopped-mid-batch"} {
 		f.counts[k] = &atomic.Int64{}
@@ -233,7 +258,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 	defer stop()
 
 	led := Ledger{Stores: cfg.Stores}
-	pub := publisher.New(cl.SNS, ch.TopicARN, publisher.WithConstants(c))
+	pub := publisher.New(accountService.SNS, ch.TopicARN, publisher.WithConstants(c))
 	mix := rand.New(rand.NewPCG(cfg.Seed, 11))
 	var exps []expectation
 	var bad [][]byte
@@ -284,7 +309,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 		// redrive (maxReceiveCount visibility timeouts) overlaps the load.
 		if i == 0 || i < max(cfg.Requests/10, 1) && mix.Float64() < cfg.BadP*10 { // at least one, always
 			b := []byte(fmt.Sprintf(`{"type":"erasure/ERASE","requestId":"bad-%d","sendNo":1.5}`, i))
-			if err := publishRaw(ctx, cl.SNS, ch.TopicARN, b); err != nil {
+			if err := publishRaw(ctx, accountService.SNS, ch.TopicARN, b); err != nil {
 				return led, err
 			}
 			bad = append(bad, b)
@@ -298,7 +323,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 			if err != nil {
 				return led, err
 			}
-			if err := publishRaw(ctx, cl.SNS, ch.TopicARN, b); err != nil {
+			if err := publishRaw(ctx, accountService.SNS, ch.TopicARN, b); err != nil {
 				return led, err
 			}
 			expired = append(expired, r)
@@ -339,6 +364,15 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 		led.Faults[k] = v.Load()
 	}
 	led.Duplicates, led.ConflictingDuplicates = collector.Duplicates()
+	if gate != nil {
+		led.DeniedCalls, led.RefusedAnswers = gate.DeniedCalls(), ch.RefusedAnswers()
+		for call, n := range led.DeniedCalls {
+			led.Violations = append(led.Violations, fmt.Sprintf("the gate denied %d calls %s: the deployed policies would too", n, call))
+		}
+		if led.RefusedAnswers > 0 {
+			led.Violations = append(led.Violations, fmt.Sprintf("%d answers from the stores' own handlers were refused by the roster", led.RefusedAnswers))
+		}
+	}
 	if led.ConflictingDuplicates > 0 {
 		led.Violations = append(led.Violations, fmt.Sprintf("%d duplicate answers differ from the first", led.ConflictingDuplicates))
 	}

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
+	"github.com/linn-cloud/erasure-channel/internal/local"
+	"github.com/linn-cloud/erasure-channel/stacks"
 )
 
 var (
@@ -25,7 +28,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer emu.Stop()
-	led, err := Run(context.Background(), emu, Config{Stores: *stores, Requests: *requests, Seed: *seed, Window: *window})
+	led, err := Run(context.Background(), emu, Config{Stores: *stores, Requests: *requests, Seed: *seed, Window: *window, Access: accessOf(t, *stores)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +36,35 @@ func TestSoak(t *testing.T) {
 	for _, v := range led.Violations {
 		t.Error(v)
 	}
+	if led.DeniedCalls == nil {
+		t.Fatal("the soak did not run behind the access gate")
+	}
 	if led.Answered == 0 || led.Faults["handler-error"] == 0 || led.Malformed == 0 || led.Expired == 0 {
 		t.Fatalf("the soak did no work or injected no fault: %+v", led)
 	}
+}
+
+// accessOf synthesizes the CDK app with the soak's stores on the roster (no
+// example stores, no cdk-nag: the policies are the same) and returns its
+// access matrix, which the soak's gate decides every call with.
+func accessOf(t *testing.T, n int) local.Decider {
+	t.Helper()
+	dir := t.TempDir()
+	props, err := stacks.LocalAppProps("../../cdk.json", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := *props.Context
+	ctx["erasure:examples"], ctx["erasure:nag"], ctx["erasure:extraStores"] = false, false, n
+	if _, err := stacks.Synthesize(props); err != nil {
+		t.Fatal(err)
+	}
+	m, err := erasurecheck.Access([]string{dir}, erasurecheck.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.Failing(); len(f) > 0 {
+		t.Fatalf("the soak app's access matrix does not hold: %+v", f)
+	}
+	return m
 }
