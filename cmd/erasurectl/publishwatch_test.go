@@ -5,18 +5,22 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
 	"github.com/linn-cloud/erasure-channel/internal/local"
 )
 
 // TestPublishAndWatch: publish reaches a store queue on the emulator, and
-// watch exits 0 once every expected subscriber has answered that round.
+// watch exits 0 once every expected subscriber has answered that round (a
+// channel without a roster: --no-roster; TestWatchWaitsForTheRoster has one).
 func TestPublishAndWatch(t *testing.T) {
 	ctx := context.Background()
 	e, err := emulator.Start(ctx, emulator.Options{Root: "../.."})
@@ -55,14 +59,84 @@ func TestPublishAndWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := erasurectl(t, nil, "watch", "--endpoint-url", e.Endpoint, "--region", e.Region, "--queue-url", ch.ResponseQueue.URL,
-		"--request-id", pub.RequestID, "--send-no", "1", "--expect", "space", "--timeout", "20s")
+		"--request-id", pub.RequestID, "--send-no", "1", "--expect", "space", "--no-roster", "--timeout", "20s")
 	if w.code != exitOK || !strings.Contains(w.stdout, "space") || !strings.Contains(w.stdout, "DONE") || strings.Contains(w.stdout, pub.RequestID) {
 		t.Fatalf("watch exit %d: %q %s", w.code, w.stdout, w.stderr)
 	}
 	// A subscriber that never answers: exit 1, naming it.
 	m := erasurectl(t, nil, "watch", "--endpoint-url", e.Endpoint, "--region", e.Region, "--queue-url", ch.ResponseQueue.URL,
-		"--request-id", pub.RequestID, "--send-no", "1", "--expect", "ledger", "--timeout", "2s")
+		"--request-id", pub.RequestID, "--send-no", "1", "--expect", "ledger", "--no-roster", "--timeout", "2s")
 	if m.code != exitCheckFailed || !strings.Contains(m.stderr, "ledger") {
 		t.Fatalf("missing answer: exit %d %q", m.code, m.stderr)
+	}
+}
+
+// allowAll lets every call through the gate: this test is about the
+// senders SQS reports, not about the policies (test/gate_test.go is).
+type allowAll struct{}
+
+func (allowAll) Decide(string, string, string) erasurecheck.Decision { return erasurecheck.Allowed }
+
+// TestWatchWaitsForTheRoster: with a roster (read from the channel's
+// template), watch waits for every store on it, and counts an answer only
+// when SQS names that store's handler as its sender: an answer for ledger
+// sent by anyone else is printed as refused, never as ledger's.
+func TestWatchWaitsForTheRoster(t *testing.T) {
+	ctx := context.Background()
+	e, err := emulator.Start(ctx, emulator.Options{Root: "../.."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Stop()
+	c := contract.Channel()
+	ch, err := local.Create(ctx, local.NewClients(e.Endpoint, e.Region), local.Spec{Constants: c, Stores: []local.StoreSpec{
+		{Name: "space", Settings: timing.Defaults(c)}, {Name: "ledger", Settings: timing.Defaults(c)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate, err := local.StartGate(e.Endpoint, allowAll{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	ch.Guard(gate, e.Region)
+	pub := publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN)
+	answer := func(req contract.Request, principal, subscriber string) {
+		body, _ := contract.EncodeResponse(contract.AnswerFor(req, subscriber, "DONE"))
+		if _, err := ch.As(principal).SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(ch.ResponseQueue.URL), MessageBody: aws.String(string(body))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	watch := func(req contract.Request, timeout string) result {
+		return erasurectl(t, nil, "watch", "--endpoint-url", gate.URL, "--region", e.Region, "--queue-url", ch.ResponseQueue.URL,
+			"--request-id", req.RequestID, "--send-no", "1", "--roster-from", "cmd/erasurectl/testdata/roster/channel.template.json", "--timeout", timeout)
+	}
+	forged, err := pub.Erase(ctx, contract.KeyAccount, "acct-7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer(forged, local.HandlerPrincipal("space"), "space")
+	answer(forged, local.HandlerPrincipal("space"), "ledger") // a real store answering for another
+	answer(forged, "other/111111111111", "ledger")            // any other principal
+	r := watch(forged, "3s")
+	if r.code != exitCheckFailed || !strings.Contains(r.stderr, "no answer from: ledger") || !strings.Contains(r.stdout, contract.CodeSenderNotOnRoster) {
+		t.Fatalf("forged answers for ledger: want exit 1 waiting for ledger, the forgeries printed as refused; got %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// A fresh round, answered by both stores' own handlers. (The first watch
+	// stopped mid long-poll; that receive ends within a second.)
+	time.Sleep(1500 * time.Millisecond)
+	real, err := pub.Erase(ctx, contract.KeyAccount, "acct-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer(real, local.HandlerPrincipal("ledger"), "ledger")
+	answer(real, local.HandlerPrincipal("space"), "space")
+	if r := watch(real, "20s"); r.code != exitOK || !strings.Contains(r.stdout, "every expected subscriber answered") {
+		t.Fatalf("both stores' own answers: want exit 0, got %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	req := real
+	if r := erasurectl(t, nil, "watch", "--endpoint-url", gate.URL, "--region", e.Region, "--queue-url", ch.ResponseQueue.URL,
+		"--request-id", req.RequestID, "--roster-from", "no-such-dir", "--timeout", "1s"); r.code != exitUsage {
+		t.Errorf("a round without a roster or --expect: want exit 2, got %d (%s)", r.code, r.stderr)
 	}
 }

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 )
@@ -23,8 +25,37 @@ type watchCmd struct {
 	QueueURL  string        `name:"queue-url" required:"" help:"The response queue."`
 	RequestID string        `name:"request-id" help:"Wait for this round (with --send-no for ERASE and REFILE)."`
 	SendNo    int           `name:"send-no" help:"The broadcast of --request-id (0 for CHECK and CLASSIFY)."`
-	Expect    []string      `help:"Subscribers expected to answer --request-id; exit 0 once all have."`
-	Timeout   time.Duration `default:"0s" help:"Stop after this long (0: until Ctrl-C, or until --expect is met)."`
+	Expect    []string      `help:"Subscribers expected to answer --request-id, instead of the roster; exit 0 once all have."`
+	Timeout   time.Duration `default:"0s" help:"Stop after this long (0: until Ctrl-C, or until every expected store has answered)."`
+	// The roster: which stores a round waits for, and who may answer for each.
+	RosterFrom string            `name:"roster-from" default:"cdk.out" help:"The cloud assembly whose channel declares the roster (ErasureChannelProps.Stores): every round waits for its stores, and an answer counts only when SQS names that store's handler as its sender."`
+	RoleID     map[string]string `name:"role-id" help:"store=AROA…: the unique id of a store's handler role (IAM GetRole), so that an answer counts only from that very role (repeatable)."`
+	NoRoster   bool              `name:"no-roster" help:"Count every valid answer whoever sent it (a channel without a roster)."`
+}
+
+// roster reads the roster from --roster-from: nil when there is none (no
+// such directory, or a channel without a roster) or --no-roster is given.
+func (w *watchCmd) roster() (publisher.Roster, error) {
+	if w.NoRoster {
+		return nil, nil
+	}
+	if _, err := os.Stat(w.RosterFrom); err != nil {
+		return nil, nil
+	}
+	names, err := erasurecheck.Roster([]string{w.RosterFrom})
+	if err != nil || len(names) == 0 {
+		return nil, err
+	}
+	r := publisher.Roster{}
+	for _, n := range names {
+		r[n] = publisher.Sender{Session: contract.HandlerName(n), RoleID: w.RoleID[n]}
+	}
+	for n := range w.RoleID {
+		if _, ok := r[n]; !ok {
+			return nil, fmt.Errorf("--role-id names %q, which is not on the roster", n)
+		}
+	}
+	return r, nil
 }
 
 type answerLine struct {
@@ -45,19 +76,36 @@ func (w *watchCmd) Run(g *globals) error {
 	if len(w.Expect) > 0 && w.RequestID == "" {
 		return fail(exitUsage, "--expect needs --request-id")
 	}
+	roster, err := w.roster()
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if roster == nil && len(w.RoleID) > 0 {
+		return fail(exitUsage, "--role-id needs a roster (--roster-from)")
+	}
+	expect := w.Expect
+	if len(expect) == 0 && w.RequestID != "" {
+		if roster == nil {
+			return fail(exitUsage, "no roster in %s to wait for: give --roster-from (the channel's cloud assembly) or --expect", w.RosterFrom)
+		}
+		expect = roster.Stores()
+	}
 	cl, err := w.clients(ctx)
 	if err != nil {
 		return err
 	}
 	collector := publisher.NewCollector()
-	reader := publisher.NewReader(&printingReceiver{ReceiveAPI: cl.SQS, g: g, json: g.JSON}, w.QueueURL, collector, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	reader := publisher.NewReader(&printingReceiver{ReceiveAPI: cl.SQS, g: g, json: g.JSON, roster: roster}, w.QueueURL, collector, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if roster != nil {
+		reader.WithRoster(roster)
+	}
 	key := publisher.RoundKey{RequestID: w.RequestID, SendNo: w.SendNo}
 	for ctx.Err() == nil {
 		if _, err := reader.Poll(ctx, time.Second); err != nil && ctx.Err() == nil {
 			return fail(exitEnvironment, "receive from the response queue failed")
 		}
-		if len(w.Expect) > 0 {
-			st := collector.Status(key, w.Expect)
+		if len(expect) > 0 {
+			st := collector.Status(key, expect)
 			if st.Complete() {
 				if !g.JSON {
 					fmt.Fprintf(g.Stdout, "every expected subscriber answered round %s (NOT_APPLICABLE: %s)\n", roundLabel(w.RequestID, w.SendNo), strings.Join(st.NotApplicable, ", "))
@@ -66,8 +114,8 @@ func (w *watchCmd) Run(g *globals) error {
 			}
 		}
 	}
-	if len(w.Expect) > 0 {
-		st := collector.Status(key, w.Expect)
+	if len(expect) > 0 {
+		st := collector.Status(key, expect)
 		return fail(exitCheckFailed, "no answer from: %s", strings.Join(st.Missing, ", "))
 	}
 	return nil
@@ -76,8 +124,9 @@ func (w *watchCmd) Run(g *globals) error {
 // printingReceiver prints every valid answer it hands the reader.
 type printingReceiver struct {
 	publisher.ReceiveAPI
-	g    *globals
-	json bool
+	g      *globals
+	json   bool
+	roster publisher.Roster // with a roster, an answer its sender may not give is printed as refused
 }
 
 func (p *printingReceiver) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error) {
@@ -94,6 +143,10 @@ func (p *printingReceiver) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMe
 			continue
 		}
 		line := answerLine{Round: roundLabel(r.RequestID, r.SendNo), Subscriber: r.Subscriber, Type: string(r.Type), Answer: string(r.Outcome) + string(r.Answer)}
+		if p.roster != nil && !p.roster.Allows(r.Subscriber, m.Attributes[string(sqstypes.MessageSystemAttributeNameSenderId)]) {
+			// Not counted: say so, without what it claims.
+			line = answerLine{Round: line.Round, Subscriber: "-", Type: "-", Answer: contract.CodeSenderNotOnRoster}
+		}
 		if p.json {
 			b, _ := json.Marshal(line)
 			fmt.Fprintln(p.g.Stdout, string(b))
