@@ -2,6 +2,7 @@ package test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -93,5 +94,66 @@ func TestStoreOffTheRosterIsRefused(t *testing.T) {
 		if !strings.Contains(report, want) {
 			t.Errorf("no line %q in:\n%s", want, report)
 		}
+	}
+}
+
+// TestOnlyTheHandlerConsumesAStoreQueue: every example store's queue denies
+// receiving, deleting and hiding its requests to every principal but its
+// handler's role, and leaves sending (SNS, pass two) alone.
+func TestOnlyTheHandlerConsumesAStoreQueue(t *testing.T) {
+	app := defaultApp(t)
+	for _, stack := range []string{"SpaceStore", "LedgerStore", "BitmapStore"} {
+		roleID, _ := app[stack].one(t, "AWS::IAM::Role")
+		var deny map[string]interface{}
+		for _, pol := range app[stack].resources("AWS::SQS::QueuePolicy") {
+			doc := pol["Properties"].(map[string]interface{})["PolicyDocument"].(map[string]interface{})
+			for _, st := range doc["Statement"].([]interface{}) {
+				if stm := st.(map[string]interface{}); stm["Sid"] == "OnlyTheHandlerConsumes" {
+					deny = stm
+				}
+			}
+		}
+		b, _ := json.Marshal(deny)
+		want := `{"Action":["sqs:ChangeMessageVisibility","sqs:DeleteMessage","sqs:ReceiveMessage"],"Condition":{"ArnNotEquals":{"aws:PrincipalArn":{"Fn::GetAtt":["` + roleID + `","Arn"]}}},"Effect":"Deny","Principal":{"AWS":"*"},"Resource":{"Fn::GetAtt":["ErasureSubscriberQueue3CE73904","Arn"]},"Sid":"OnlyTheHandlerConsumes"}`
+		if string(b) != want {
+			t.Errorf("%s: the consumer deny is\n%s\nwant\n%s", stack, b, want)
+		}
+	}
+}
+
+// TestRefusedAnswersAlarmAndRosterMetadata: the channel alarms on the first
+// refused answer (the reader's ErasureAnswersRefused metric), the dashboard
+// shows the alarm, and the response queue names the roster for erasurectl watch.
+func TestRefusedAnswersAlarmAndRosterMetadata(t *testing.T) {
+	app := defaultApp(t)
+	found := false
+	for _, a := range app["ErasureChannel"].resources("AWS::CloudWatch::Alarm") {
+		p := a["Properties"].(map[string]interface{})
+		if p["MetricName"] != "ErasureAnswersRefused" {
+			continue
+		}
+		found = true
+		dims, _ := json.Marshal(p["Dimensions"])
+		if p["Namespace"] != "ErasureChannel" || p["Threshold"] != 1.0 || p["ComparisonOperator"] != "GreaterThanOrEqualToThreshold" ||
+			p["Statistic"] != "Sum" || p["TreatMissingData"] != "notBreaching" || string(dims) != `[{"Name":"Code","Value":"SENDER_NOT_ON_ROSTER"}]` {
+			t.Errorf("the refused-answers alarm: %v", p)
+		}
+	}
+	if !found {
+		t.Fatal("no alarm on ErasureAnswersRefused")
+	}
+	_, dash := app["ErasureOperations"].one(t, "AWS::CloudWatch::Dashboard")
+	body, _ := json.Marshal(dash["DashboardBody"])
+	if !strings.Contains(string(body), "Answers refused") || !strings.Contains(string(body), "RefusedAnswersAlarm") {
+		t.Errorf("the dashboard does not show the refused-answers alarm: %s", body)
+	}
+	var roster interface{}
+	for _, r := range app["ErasureChannel"].resources("AWS::SQS::Queue") {
+		if m, ok := r["Metadata"].(map[string]interface{}); ok && m["erasure:roster"] != nil {
+			roster = m["erasure:roster"]
+		}
+	}
+	if fmt.Sprint(roster) != "[space ledger bitmaps]" {
+		t.Errorf("the response queue's roster metadata is %v, want [space ledger bitmaps]", roster)
 	}
 }
