@@ -183,15 +183,17 @@ func (a *assembly) applies(s statement, q request, resourcePolicy bool) (m match
 	return a.conditionsHold(s, q.ctx), direct
 }
 
-// principalMatches says whether a resource-policy statement names p: by "*",
-// its service, its ARN or reference (direct), or its account.
+// principalMatches says whether a resource-policy statement names p: by "*"
+// or {"AWS": "*"} (every principal, services included), its service, its ARN
+// or reference (direct), or its account.
 func (a *assembly) principalMatches(s statement, p *principal) (ok, direct bool) {
 	if s.Principal == "*" {
 		return true, true
 	}
 	pm, _ := s.Principal.(map[string]any)
 	if p.service != "" {
-		return containsString(stringsOf(pm["Service"]), p.service), true
+		// {"AWS": "*"} is every principal, services included, as "*" is.
+		return containsString(stringsOf(pm["Service"]), p.service) || containsString(stringsOf(pm["AWS"]), "*"), true
 	}
 	for _, v := range listOf(pm["AWS"]) {
 		id := a.ident(s.t, v)

@@ -73,6 +73,11 @@ func TestEvaluate(t *testing.T) {
 			"sqs:SendMessage", target{aliases: []string{queue}, account: "111111111111"},
 			`{"Statement":[{"Effect":"Allow","Principal":{"Service":"sns.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"` + queue + `","Condition":{"ArnEquals":{"aws:SourceArn":"` + topic + `"}}}]}`,
 			map[string][]string{"aws:sourcearn": {"arn:aws:sns:eu-west-1:111111111111:other"}}, Denied},
+		{"a deny on {AWS: *} reaches a service too (an absent key satisfies the negated operator)", principal{service: "sns.amazonaws.com"}, "",
+			"sqs:SendMessage", target{aliases: []string{queue}, account: "111111111111"},
+			`{"Statement":[{"Effect":"Allow","Principal":{"Service":"sns.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"*"},` +
+				`{"Effect":"Deny","Principal":{"AWS":"*"},"Action":"sqs:*","Resource":"*","Condition":{"ArnNotEquals":{"aws:PrincipalArn":"` + role111 + `"}}}]}`,
+			map[string][]string{"aws:sourcearn": {topic}}, Denied},
 		{"a negated operator holds for an absent key", principal{account: "111111111111", aliases: []string{role111}}, sendAll,
 			"sqs:SendMessage", target{aliases: []string{queue}, account: "111111111111"},
 			`{"Statement":[{"Effect":"Deny","Principal":"*","Action":"sqs:*","Resource":"*","Condition":{"StringNotEquals":{"aws:SourceVpc":"vpc-1"}}}]}`, nil, Denied},

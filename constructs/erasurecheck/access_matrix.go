@@ -297,9 +297,7 @@ func (a *assembly) policyTarget(t *template, id, policyType, listProp string) *t
 }
 
 // keyTarget is the KMS key v names, with its key policy, or nil when it is
-// not a key of this app; via is the service that uses it for its callers. A key's ARN is unknown before it is deployed, so an
-// ARN that names a key of the same account and region is taken to be it (a
-// store in another app names the channel's response key that way).
+// not a key of this app; via is the service that uses it for its callers.
 func (a *assembly) keyTarget(t *template, v any, via string) *target {
 	if v == nil {
 		return nil
@@ -308,12 +306,8 @@ func (a *assembly) keyTarget(t *template, v any, via string) *target {
 	if !ok || kt.Resources[kid].Type != "AWS::KMS::Key" {
 		return nil
 	}
-	tg := &target{label: kt.Stack + "/" + kid, aliases: []string{resIdent(kt, kid)}, account: kt.Account, isKey: true, via: via,
+	return &target{label: kt.Stack + "/" + kid, aliases: []string{resIdent(kt, kid)}, account: kt.Account, isKey: true, via: via,
 		policy: labelled(statementsIn(kt, kt.Resources[kid].Properties["KeyPolicy"]), kt, kid)}
-	if kt.Account != "" && kt.Region != "" {
-		tg.aliases = append(tg.aliases, fmt.Sprintf("arn:aws:kms:%s:%s:key/*", kt.Region, kt.Account))
-	}
-	return tg
 }
 
 // bucketKeyValue is the value naming the bucket's default-encryption key.
@@ -345,6 +339,13 @@ func (a *assembly) responseTargets(m *AccessMatrix, t *template, url any) {
 	}
 	m.targets["response-queue"] = a.policyTarget(qt, qid, "AWS::SQS::QueuePolicy", "Queues")
 	if k := a.keyTarget(qt, qt.Resources[qid].Properties["KmsMasterKeyId"], "sqs"); k != nil {
+		// A key's ARN is unknown before it is deployed: a store in another
+		// app names the response key by the ARN its channel's output gave.
+		// An ARN naming a key of the response key's account and region is
+		// taken to be it (and only for this key).
+		if k.account != "" && qt.Region != "" {
+			k.aliases = append(k.aliases, fmt.Sprintf("arn:aws:kms:%s:%s:key/*", qt.Region, k.account))
+		}
 		m.targets["response-key"] = k
 	}
 }
