@@ -30,7 +30,7 @@ function alarm(scope: Construct, id: string, metric: cw.IMetric, threshold: numb
 class Channel extends Construct {
   readonly topic: sns.Topic;
   readonly responseQueue: sqs.Queue;
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, roster: string[]) {
     super(scope, id);
     const topicKey = new kms.Key(this, "TopicKey", { enableKeyRotation: true });
     this.topic = new sns.Topic(this, "Topic", { masterKey: topicKey, enforceSSL: true });
@@ -40,6 +40,13 @@ class Channel extends Construct {
       retentionPeriod: retention, deadLetterQueue: { queue: dlq, maxReceiveCount: N } });
     alarm(this, "ResponseDeadLetterAlarm", dlq.metricApproximateNumberOfMessagesVisible(), 1);
     alarm(this, "OldestResponseAlarm", this.responseQueue.metricApproximateAgeOfOldestMessage(), v("expiryPeriodSeconds"));
+    // The roster: only its handlers answer.
+    const roles = roster.map((n) => `arn:${cdk.Aws.PARTITION}:iam::${cdk.Stack.of(this).account}:role/erasure-handler-${n}`);
+    this.responseQueue.addToResourcePolicy(new iam.PolicyStatement({ sid: "OnlyRosterHandlersAnswer", effect: iam.Effect.DENY,
+      actions: ["sqs:SendMessage"], principals: [new iam.AnyPrincipal()], resources: [this.responseQueue.queueArn],
+      conditions: { ArnNotLike: { "aws:PrincipalArn": roles } } }));
+    alarm(this, "RefusedAnswersAlarm", new cw.Metric({ namespace: "ErasureChannel", metricName: "ErasureAnswersRefused",
+      dimensionsMap: { Code: "SENDER_NOT_ON_ROSTER" }, statistic: "Sum" }), 1);
   }
 }
 
@@ -52,9 +59,9 @@ class Subscriber extends Construct {
       visibilityTimeout: cdk.Duration.seconds(v("visibilityTimeoutMultiplier") * T), deadLetterQueue: { queue: dlq, maxReceiveCount: N } });
     channel.topic.addSubscription(new subs.SqsSubscription(queue, { rawMessageDelivery: true }));
     const logGroup = new logs.LogGroup(this, "HandlerLogs", { retention: logs.RetentionDays.ONE_MONTH });
-    const role = new iam.Role(this, "HandlerRole", { assumedBy: new iam.ServicePrincipal("lambda.amazonaws.com") });
+    const role = new iam.Role(this, "HandlerRole", { assumedBy: new iam.ServicePrincipal("lambda.amazonaws.com"), roleName: `erasure-handler-${name}` });
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: [logGroup.logGroupArn] }));
-    const fn = new lambda.Function(this, "Handler", { runtime: lambda.Runtime.PROVIDED_AL2023, architecture: lambda.Architecture.ARM_64, handler: "bootstrap",
+    const fn = new lambda.Function(this, "Handler", { functionName: `erasure-handler-${name}`, runtime: lambda.Runtime.PROVIDED_AL2023, architecture: lambda.Architecture.ARM_64, handler: "bootstrap",
       code: lambda.Code.fromAsset(asset), timeout: cdk.Duration.seconds(T), role, logGroup,
       environment: { ERASURE_SUBSCRIBER: name, ERASURE_QUEUE_URL: queue.queueUrl, ERASURE_RESPONSE_QUEUE_URL: channel.responseQueue.queueUrl,
         ERASURE_PASS_TWO_DELAY_SECONDS: String(v("passTwoDelayCapSeconds")), ERASURE_BATCH_TIMEOUT_SECONDS: String(v("batchTimeoutCapSeconds")) } });
@@ -63,6 +70,9 @@ class Subscriber extends Construct {
       q.grant(fn, "sqs:SendMessage");
       q.encryptionMasterKey?.grant(fn, "kms:GenerateDataKey", "kms:Decrypt");
     }
+    queue.addToResourcePolicy(new iam.PolicyStatement({ sid: "OnlyTheHandlerConsumes", effect: iam.Effect.DENY,
+      actions: ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"], principals: [new iam.AnyPrincipal()],
+      resources: [queue.queueArn], conditions: { ArnNotEquals: { "aws:PrincipalArn": role.roleArn } } }));
     alarm(this, "DeadLetterAlarm", dlq.metricApproximateNumberOfMessagesVisible(), 1);
     alarm(this, "OldestMessageAlarm", queue.metricApproximateAgeOfOldestMessage(), 2 * ((N - 1) * 6 * T + T) + v("passTwoDelayCapSeconds"));
   }
@@ -74,7 +84,8 @@ if (!asset) throw new Error("HANDLER_ASSET is required");
 const app = new cdk.App();
 const env = { account: "111111111111", region: "eu-west-1" };
 const channelStack = new cdk.Stack(app, "ErasureChannel", { env });
-const channel = new Channel(channelStack, "ErasureChannel");
+const names = Array.from({ length: stores }, (_, i) => `store-${String(i + 1).padStart(3, "0")}`);
+const channel = new Channel(channelStack, "ErasureChannel", names);
 for (let i = 1; i <= stores; i++) {
   const id = String(i).padStart(3, "0");
   new Subscriber(new cdk.Stack(app, `Store${id}`, { env }), "ErasureSubscriber", `store-${id}`, channel, asset);
