@@ -358,6 +358,8 @@ func (l *localCmd) printKeep(g *globals, emu *emulator.Emulator, ch *local.Chann
 	for _, n := range names {
 		fmt.Fprintf(g.Stdout, "  %-15s %s (DLQ %s)\n", n+" queue", ch.Stores[n].Queue.URL, ch.Stores[n].DeadLetterQueue.URL)
 	}
+	fmt.Fprintln(g.Stdout, "  (the endpoint is the emulator itself, not the access gate: the channel's own reader counts an answer only from a")
+	fmt.Fprintln(g.Stdout, "  store handler it knows, as a deployed reader with a roster would, so read your handler's answers yourself)")
 	fmt.Fprintln(g.Stdout, "Ctrl-C stops everything.")
 }
 
