@@ -51,7 +51,7 @@ func Synthesize(props *awscdk.AppProps) (app *App, err error) {
 	}
 	// The app-wide check runs over every template the app synthesizes.
 	if cfg.Check {
-		awscdk.Validations_Of(a).AddPlugins(erasurecheck.NewPlugin(erasurecheck.Config{}))
+		awscdk.Validations_Of(a).AddPlugins(erasurecheck.NewPlugin(erasurecheck.Config{Access: true}))
 	}
 	cfg.HandlerAsset = asset
 	built := BuildApp(a, cfg)

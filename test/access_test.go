@@ -10,7 +10,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/constructs/erasuretest"
 )
 
 // cellKey names one cell of the access matrix.
@@ -262,4 +268,42 @@ func erasurectlBinary(t testing.TB) string {
 		t.Fatal(erasurectlErr)
 	}
 	return erasurectlPath
+}
+
+// TestWidenedPolicyFailsTheSynth: with the access rules on (the example app
+// has them; a store team's test kit takes Options.Access), a store whose
+// handler role is widened to sqs:* on * fails its synth, naming the cell,
+// and erasurectl check --access refuses the same; the same app without the
+// widening, environment-agnostic stacks included, has no access line.
+func TestWidenedPolicyFailsTheSynth(t *testing.T) {
+	build := func(widen bool) func(app awscdk.App) {
+		return func(app awscdk.App) {
+			channel := awscdk.NewStack(app, jsii.String("Channel"), nil)
+			ch := erasure.NewErasureChannel(channel, jsii.String("ErasureChannel"), &erasure.ErasureChannelProps{
+				Stores: []erasure.RosterStore{{Name: "space"}, {Name: "orders"}}})
+			for _, name := range []string{"space", "orders"} {
+				stack := awscdk.NewStack(app, jsii.String("Store-"+name), nil)
+				sub := erasure.NewErasureSubscriber(stack, jsii.String("ErasureSubscriber"), &erasure.ErasureSubscriberProps{
+					Name: name, Topic: ch.Topic, ResponseQueue: ch.ResponseQueue, HandlerProps: nodeHandler()})
+				if widen && name == "space" {
+					sub.Function.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+						Actions: jsii.Strings("sqs:*"), Resources: jsii.Strings("*")}))
+				}
+			}
+		}
+	}
+	clean := erasuretest.Collect(t, erasuretest.Options{Context: cdkContext(t), Access: true}, build(false))
+	if lines := linesMentioning(strings.Join(clean.Lines, "\n")+"\n", "Access["); lines != "" {
+		t.Errorf("the clean app has access lines:\n%s", lines)
+	}
+	widened := erasuretest.Collect(t, erasuretest.Options{Context: cdkContext(t), Access: true}, build(true))
+	report := strings.Join(widened.Lines, "\n") + "\n"
+	const want = "Access[handler/space sqs:SendMessage queue/orders]: BreaksErasure"
+	if !strings.Contains(report, want) {
+		t.Fatalf("the widened app: no line %q in:\n%s", want, report)
+	}
+	out, err := exec.Command(erasurectlBinary(t), "check", "--access", widened.Dir).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), want) {
+		t.Errorf("erasurectl check --access over the widened app: want exit 1 and %q, got %v\n%s", want, err, out)
+	}
 }

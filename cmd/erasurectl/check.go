@@ -18,6 +18,8 @@ type checkCmd struct {
 	// AllowNoStores accepts templates with no store: without it, finding none
 	// fails, since a guardrail that recognised nothing has checked nothing.
 	AllowNoStores bool `name:"allow-no-stores" help:"Exit 0 when no queue subscribed to the erasure topic is found (default: exit 1, since nothing was checked)."`
+	// Access applies the access matrix as the plugin does with Config.Access.
+	Access bool `name:"access" help:"Also refuse every access-matrix cell that is not what the channel needs (the plugin's Config.Access; erasurectl access prints every cell)."`
 }
 
 // findingOut is one finding as the json format prints it.
@@ -32,7 +34,7 @@ type findingOut struct {
 }
 
 func (c *checkCmd) Run(g *globals) error {
-	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn})
+	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, Access: c.Access})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}

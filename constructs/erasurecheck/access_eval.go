@@ -34,6 +34,8 @@ type target struct {
 	policy  []statement // its resource policy (queue, topic, bucket or key policy)
 	isKey   bool        // KMS: the key policy must allow, or delegate to the account
 	via     string      // for a key: the service its callers use it through (kms:ViaService)
+	t       *template   // where it is
+	id      string      // its logical id
 }
 
 // request is one call: principal p calls action on r, with the request
@@ -105,7 +107,8 @@ func (a *assembly) evaluate(q request) verdict {
 	if v := consider(q.r.policy, true); v != nil {
 		return *v
 	}
-	sameAccount := q.p.account != "" && q.p.account == q.r.account
+	// Stacks without an account (environment-agnostic) deploy to one account.
+	sameAccount := q.p.account == q.r.account
 	var allowed bool
 	var because string
 	switch {
@@ -196,11 +199,13 @@ func (a *assembly) principalMatches(s statement, p *principal) (ok, direct bool)
 		return containsString(stringsOf(pm["Service"]), p.service) || containsString(stringsOf(pm["AWS"]), "*"), true
 	}
 	for _, v := range listOf(pm["AWS"]) {
-		id := a.ident(s.t, v)
+		// A principal built from the stack's own unknown account is a
+		// pattern over it (arn:aws:iam::*:root).
+		id := a.resourcePattern(s.t, v)
 		switch {
-		case id == "*" || containsString(p.aliases, id):
+		case id == "*" || coversAny(id, p.aliases):
 			return true, true
-		case id == p.account || id == "arn:aws:iam::"+p.account+":root":
+		case id == p.account || globMatch(id, "arn:aws:iam::"+p.account+":root"):
 			ok = true
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/linn-cloud/erasure-channel/contract/timing"
+
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
@@ -88,8 +90,13 @@ const (
 var everything = []statement{{Sid: "AllowEverything", Effect: "Allow", Action: "*", Resource: "*", from: "its own identity policy"}}
 
 func (a *assembly) accessMatrix(cfg Config) *AccessMatrix {
+	cfg.Access = false
+	return a.matrixFor(a.check(cfg).Stores, cfg)
+}
+
+// matrixFor builds the access matrix of the channel and the stores the check found.
+func (a *assembly) matrixFor(stores []Store, cfg Config) *AccessMatrix {
 	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{}}
-	res := a.check(cfg)
 	topics := a.erasureTopics(cfg.TopicArns)
 
 	var channelAccount string
@@ -103,7 +110,7 @@ func (a *assembly) accessMatrix(cfg Config) *AccessMatrix {
 		channelAccount = arnAccount(topics.idents[0])
 	}
 	accounts := []string{channelAccount}
-	for _, s := range res.Stores {
+	for _, s := range stores {
 		t := a.templateAt(s.Template)
 		if t == nil {
 			continue
@@ -150,8 +157,26 @@ func (a *assembly) accessMatrix(cfg Config) *AccessMatrix {
 		m.principals[otherPrincipal+acct] = &principal{label: "any other principal of " + acct, account: acct,
 			aliases: []string{"arn:aws:iam::" + acct + ":role/not-a-store-handler"}, identity: everything}
 	}
-	m.Cells = m.cells(res.Stores, accounts)
+	m.Cells = m.cells(stores, accounts)
 	return m
+}
+
+// findings are the failing cells, each on the resource it reaches.
+func (m *AccessMatrix) findings() Findings {
+	var out Findings
+	for _, c := range m.Failing() {
+		r := m.targets[c.Resource]
+		typ, detail := timing.BreaksErasure, fmt.Sprintf("the channel needs it denied, and the synthesized policies allow it (%s): narrow the policy", c.Because)
+		switch {
+		case c.Got == Undecided:
+			typ, detail = timing.Invalid, fmt.Sprintf("the check cannot judge it (%s): use the condition operators the channel's policies use, or leave the statement out", c.Because)
+		case c.Want == Allowed:
+			typ, detail = timing.Missing, fmt.Sprintf("the channel needs it allowed, and the synthesized policies deny it (%s): the data path fails at run time", c.Because)
+		}
+		out = append(out, Finding{Problem: timing.Problem{Path: "Access[" + c.Principal + " " + c.Action + " " + c.Resource + "]", Type: typ, Detail: detail},
+			Stack: r.t.Stack, Template: r.t.Path, LogicalID: r.id})
+	}
+	return out
 }
 
 func storeName(s Store) string {
@@ -287,7 +312,7 @@ func (a *assembly) channelTopic() (*template, string, bool) {
 // policyTarget is a queue, topic or bucket with its resource policy: every
 // policyType resource in its template whose listProp names it.
 func (a *assembly) policyTarget(t *template, id, policyType, listProp string) *target {
-	tg := &target{label: t.Stack + "/" + id, aliases: aliases(t, id), account: t.Account}
+	tg := &target{label: t.Stack + "/" + id, aliases: aliases(t, id), account: t.Account, t: t, id: id}
 	for _, pid := range sortedIDs(t.Resources) {
 		if r := t.Resources[pid]; r.Type == policyType && (mentions(r.Properties[listProp], id) || refersTo(r.Properties[listProp], id)) {
 			tg.policy = append(tg.policy, labelled(statementsIn(t, r.Properties["PolicyDocument"]), t, pid)...)
@@ -306,7 +331,7 @@ func (a *assembly) keyTarget(t *template, v any, via string) *target {
 	if !ok || kt.Resources[kid].Type != "AWS::KMS::Key" {
 		return nil
 	}
-	return &target{label: kt.Stack + "/" + kid, aliases: []string{resIdent(kt, kid)}, account: kt.Account, isKey: true, via: via,
+	return &target{label: kt.Stack + "/" + kid, aliases: []string{resIdent(kt, kid)}, account: kt.Account, isKey: true, via: via, t: kt, id: kid,
 		policy: labelled(statementsIn(kt, kt.Resources[kid].Properties["KeyPolicy"]), kt, kid)}
 }
 
@@ -359,12 +384,16 @@ func (a *assembly) rolePrincipal(t *template, roleRef any, label string) *princi
 		return &principal{label: label, aliases: []string{id}, account: arnAccount(id)}
 	}
 	p := &principal{label: label, aliases: []string{resIdent(rt, rid)}, account: rt.Account, identity: a.roleStatements(rt, rid)}
-	if name, _ := rt.Resources[rid].Properties["RoleName"].(string); name != "" && rt.Account != "" {
+	if name, _ := rt.Resources[rid].Properties["RoleName"].(string); name != "" {
 		rolePath, _ := rt.Resources[rid].Properties["Path"].(string)
 		if rolePath == "" {
 			rolePath = "/"
 		}
-		p.aliases = append(p.aliases, "arn:aws:iam::"+rt.Account+":role"+rolePath+name)
+		account := rt.Account
+		if account == "" {
+			account = "*" // an environment-agnostic stack: its role in whatever account it deploys to
+		}
+		p.aliases = append(p.aliases, "arn:aws:iam::"+account+":role"+rolePath+name)
 	}
 	return p
 }

@@ -16,6 +16,12 @@ type Config struct {
 	// by another app. A topic ErasureChannel built in this app is found by
 	// itself.
 	TopicArns []string
+	// Access also refuses every cell of the access matrix (AccessMatrix) that
+	// is not what the channel needs: a widened policy that lets another
+	// principal answer, read a store's requests or use its key, or a narrowed
+	// one that breaks the data path. Each is refused on the resource the
+	// cell reaches, as Access[principal action resource].
+	Access bool
 	// Constants overrides the embedded channel constants (tests only).
 	Constants *contract.Constants
 }
@@ -142,6 +148,9 @@ func (a *assembly) check(cfg Config) *Result {
 		res.Stores = append(res.Stores, *sc.store)
 	}
 	sort.SliceStable(res.Stores, func(i, j int) bool { return res.Stores[i].Spec.Name < res.Stores[j].Spec.Name })
+	if cfg.Access {
+		res.Findings = append(res.Findings, a.matrixFor(res.Stores, cfg).findings()...)
+	}
 	return res
 }
 

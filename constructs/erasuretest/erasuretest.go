@@ -31,6 +31,10 @@ type Options struct {
 	// Context is the app's context (feature flags, the team's own keys),
 	// over the kit's defaults (DefaultContext).
 	Context map[string]any
+	// Access also refuses the access matrix's failing cells
+	// (erasurecheck.Config.Access): a policy wider or narrower than the
+	// channel's data path needs.
+	Access bool
 }
 
 // DefaultContext is the context the kit synthesizes with unless Options
@@ -82,7 +86,7 @@ func Synth(t testing.TB, opts Options, build func(app awscdk.App)) Result {
 // still a line: it never returns no lines for a failed synth.
 func Collect(t testing.TB, opts Options, build func(app awscdk.App)) Result {
 	t.Helper()
-	check := erasurecheck.NewPlugin(erasurecheck.Config{TopicArns: opts.TopicArns})
+	check := erasurecheck.NewPlugin(erasurecheck.Config{TopicArns: opts.TopicArns, Access: opts.Access})
 	dir := t.TempDir()
 	ctx := DefaultContext()
 	for k, v := range opts.Context {
