@@ -19,7 +19,6 @@ const (
 // principal is who makes a request: a role (its identity policies are
 // known) or a service.
 type principal struct {
-	label    string
 	aliases  []string // every identity a policy can name it by: its ARN, its reference
 	account  string
 	service  string // e.g. sns.amazonaws.com; "" for an IAM principal
@@ -28,7 +27,6 @@ type principal struct {
 
 // target is what a request reaches: a queue, topic, key, bucket or object.
 type target struct {
-	label   string
 	aliases []string // its ARN and reference, or patterns over them
 	account string
 	policy  []statement // its resource policy (queue, topic, bucket or key policy)

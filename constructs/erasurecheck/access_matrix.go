@@ -57,19 +57,10 @@ func (m *AccessMatrix) Decide(principalName, action, resourceName string) Decisi
 	return m.a.evaluate(m.request(p, action, r)).Decision
 }
 
-// Names lists the matrix's principals and resources.
-func (m *AccessMatrix) Names() (principals, resources []string) {
-	return sortedKeys(m.principals), sortedKeys(m.targets)
-}
-
 // Access builds the access matrix of cloud assembly directories (nested
 // assemblies and stacks included) or templates, as CheckPaths reads them.
 func Access(paths []string, cfg Config) (*AccessMatrix, error) {
-	files, err := templateFiles(paths)
-	if err != nil {
-		return nil, err
-	}
-	a, err := readAssembly(files)
+	a, err := readPaths(paths)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +119,6 @@ func (a *assembly) matrixFor(stores []Store, cfg Config) *AccessMatrix {
 			for _, al := range aliases(b.t, b.BucketID) {
 				objects.aliases = append(objects.aliases, al+"/"+b.Prefix+"subject-probe/segments/s0.1.crbm")
 			}
-			objects.policy = m.targets["bucket/"+name].policy
 			m.targets["bucket-objects/"+name] = &objects
 			if k := a.keyTarget(b.t, a.bucketKeyValue(b), "s3"); k != nil {
 				m.targets["bucket-key/"+name] = k
@@ -136,7 +126,7 @@ func (a *assembly) matrixFor(stores []Store, cfg Config) *AccessMatrix {
 		}
 		if len(s.FunctionIDs) > 0 {
 			fn := t.Resources[s.FunctionIDs[0]]
-			m.principals[handlerPrincipal+name] = a.rolePrincipal(t, fn.Properties["Role"], "handler of "+name)
+			m.principals[handlerPrincipal+name] = a.rolePrincipal(t, fn.Properties["Role"])
 			if _, ok := m.targets["response-queue"]; !ok {
 				if env, _ := dig(fn.Properties, "Environment", "Variables").(map[string]any); env != nil {
 					a.responseTargets(m, t, env[contract.EnvResponseQueueURL])
@@ -146,15 +136,15 @@ func (a *assembly) matrixFor(stores []Store, cfg Config) *AccessMatrix {
 	}
 	accounts = uniqueSorted(accounts)
 	if channelAccount != "" {
-		m.principals[AccountServicePrincipal] = &principal{label: "the account service", account: channelAccount,
+		m.principals[AccountServicePrincipal] = &principal{account: channelAccount,
 			aliases:  []string{"arn:aws:iam::" + channelAccount + ":role/account-service"},
 			identity: []statement{{Sid: "GrantedOutsideThisApp", Effect: "Allow", Action: "*", Resource: "*", from: "the account service's identity policy"}}}
 	}
-	m.principals[ErasureTopicSNS] = &principal{label: "SNS for the erasure topic", service: "sns.amazonaws.com", account: channelAccount, aliases: topics.idents}
+	m.principals[ErasureTopicSNS] = &principal{service: "sns.amazonaws.com", account: channelAccount, aliases: topics.idents}
 	for _, acct := range accounts {
-		m.principals[otherTopicSNS+acct] = &principal{label: "SNS for another topic", service: "sns.amazonaws.com", account: acct,
+		m.principals[otherTopicSNS+acct] = &principal{service: "sns.amazonaws.com", account: acct,
 			aliases: []string{fmt.Sprintf("arn:aws:sns:%s:%s:another-topic", a.region(), acct)}}
-		m.principals[otherPrincipal+acct] = &principal{label: "any other principal of " + acct, account: acct,
+		m.principals[otherPrincipal+acct] = &principal{account: acct,
 			aliases: []string{"arn:aws:iam::" + acct + ":role/not-a-store-handler"}, identity: everything}
 	}
 	m.Cells = m.cells(stores, accounts)
@@ -312,7 +302,7 @@ func (a *assembly) channelTopic() (*template, string, bool) {
 // policyTarget is a queue, topic or bucket with its resource policy: every
 // policyType resource in its template whose listProp names it.
 func (a *assembly) policyTarget(t *template, id, policyType, listProp string) *target {
-	tg := &target{label: t.Stack + "/" + id, aliases: aliases(t, id), account: t.Account, t: t, id: id}
+	tg := &target{aliases: aliases(t, id), account: t.Account, t: t, id: id}
 	for _, pid := range sortedIDs(t.Resources) {
 		if r := t.Resources[pid]; r.Type == policyType && (mentions(r.Properties[listProp], id) || refersTo(r.Properties[listProp], id)) {
 			tg.policy = append(tg.policy, labelled(statementsIn(t, r.Properties["PolicyDocument"]), t, pid)...)
@@ -331,7 +321,7 @@ func (a *assembly) keyTarget(t *template, v any, via string) *target {
 	if !ok || kt.Resources[kid].Type != "AWS::KMS::Key" {
 		return nil
 	}
-	return &target{label: kt.Stack + "/" + kid, aliases: []string{resIdent(kt, kid)}, account: kt.Account, isKey: true, via: via, t: kt, id: kid,
+	return &target{aliases: []string{resIdent(kt, kid)}, account: kt.Account, isKey: true, via: via, t: kt, id: kid,
 		policy: labelled(statementsIn(kt, kt.Resources[kid].Properties["KeyPolicy"]), kt, kid)}
 }
 
@@ -377,13 +367,13 @@ func (a *assembly) responseTargets(m *AccessMatrix, t *template, url any) {
 
 // rolePrincipal is the principal of a function's role: its ARN from its
 // RoleName and stack account, its reference, and its identity policies.
-func (a *assembly) rolePrincipal(t *template, roleRef any, label string) *principal {
+func (a *assembly) rolePrincipal(t *template, roleRef any) *principal {
 	id := a.ident(t, roleRef)
 	rt, rid, ok := a.resourceOf(id)
 	if !ok || rt.Resources[rid].Type != "AWS::IAM::Role" {
-		return &principal{label: label, aliases: []string{id}, account: arnAccount(id)}
+		return &principal{aliases: []string{id}, account: arnAccount(id)}
 	}
-	p := &principal{label: label, aliases: []string{resIdent(rt, rid)}, account: rt.Account, identity: a.roleStatements(rt, rid)}
+	p := &principal{aliases: []string{resIdent(rt, rid)}, account: rt.Account, identity: a.roleStatements(rt, rid)}
 	if name, _ := rt.Resources[rid].Properties["RoleName"].(string); name != "" {
 		rolePath, _ := rt.Resources[rid].Properties["Path"].(string)
 		if rolePath == "" {

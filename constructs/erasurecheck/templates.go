@@ -515,6 +515,16 @@ func CheckPaths(paths []string, cfg Config) (*Result, error) {
 	return Check(files, cfg)
 }
 
+// readPaths reads the templates of cloud assembly directories and template
+// files, as CheckPaths takes them.
+func readPaths(paths []string) (*assembly, error) {
+	files, err := templateFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	return readAssembly(files)
+}
+
 // templateFiles expands cloud assembly directories into their templates;
 // a file stays itself.
 func templateFiles(paths []string) ([]string, error) {

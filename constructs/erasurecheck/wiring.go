@@ -299,11 +299,7 @@ func (a *assembly) onRoster(t *template, roleID string, roster []string) bool {
 // every store a round waits for. It returns nil when no channel with a
 // roster is there.
 func Roster(paths []string) ([]string, error) {
-	files, err := templateFiles(paths)
-	if err != nil {
-		return nil, err
-	}
-	a, err := readAssembly(files)
+	a, err := readPaths(paths)
 	if err != nil {
 		return nil, err
 	}

@@ -33,10 +33,6 @@ type Decider interface {
 	Decide(principal, action, resource string) erasurecheck.Decision
 }
 
-// Deployer is the gate's name for the principal that builds the channel
-// (CloudFormation, in a deploy): its calls are not judged.
-const Deployer = "deployer"
-
 // Gate stands between the local channel's components and the emulator as
 // IAM stands between a deployed channel's principals and SQS and SNS: each
 // component calls through it with credentials naming its principal
@@ -185,7 +181,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	principal := g.principalOf(r)
 	action, address := callOf(r, body)
-	if principal != Deployer && action != "" {
+	if action != "" {
 		g.mu.Lock()
 		resource := g.resources[resourceKey(address)]
 		g.mu.Unlock()
@@ -249,8 +245,9 @@ func (g *Gate) principalOf(r *http.Request) string {
 
 // callOf names a call's IAM action and the address of what it reaches: the
 // SQS JSON protocol's target and QueueUrl, or the SNS query protocol's
-// Action and TopicArn. Calls that create or describe are the deployer's
-// business and return "".
+// Action and TopicArn. Calls that create or describe return "" and pass
+// unjudged: building the channel is CloudFormation's business in a deploy,
+// and the channel's own clients do it locally, around the gate.
 func callOf(r *http.Request, body []byte) (action, address string) {
 	if target := r.Header.Get("X-Amz-Target"); strings.HasPrefix(target, "AmazonSQS.") {
 		op := strings.TrimPrefix(target, "AmazonSQS.")
