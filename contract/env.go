@@ -21,6 +21,11 @@ const (
 	EnvResponseQueueURL = "ERASURE_RESPONSE_QUEUE_URL"
 	// EnvQueueURL: the store's own erasure queue, where pass two is re-sent.
 	EnvQueueURL = "ERASURE_QUEUE_URL"
+	// EnvHandlerRoleID: the unique id (AROA…) of the handler's own execution
+	// role, set at deploy time from the role's RoleId. SQS reports the
+	// handler's own sends as "<role id>:<function name>": a pass-two marker
+	// is accepted from exactly that sender and no other.
+	EnvHandlerRoleID = "ERASURE_HANDLER_ROLE_ID"
 )
 
 // The environment a bitmap store's handler gets from BitmapStoreBucket.AttachTo:
@@ -34,7 +39,7 @@ const (
 
 // HandlerEnvironmentVariables lists every variable LoadHandlerEnvironment reads.
 var HandlerEnvironmentVariables = []string{
-	EnvPassTwoDelaySeconds, EnvBatchTimeoutSeconds, EnvSubscriber, EnvResponseQueueURL, EnvQueueURL,
+	EnvPassTwoDelaySeconds, EnvBatchTimeoutSeconds, EnvSubscriber, EnvResponseQueueURL, EnvQueueURL, EnvHandlerRoleID,
 }
 
 // HandlerEnvironment is a store handler's configuration, read from its
@@ -45,6 +50,8 @@ type HandlerEnvironment struct {
 	Subscriber       string
 	ResponseQueueURL string
 	QueueURL         string
+	// RoleID is the handler role's unique id (EnvHandlerRoleID).
+	RoleID string
 }
 
 // EnvProblem is one variable that is missing or out of bounds. It names the
@@ -130,6 +137,14 @@ func LoadHandlerEnvironment(lookup func(string) (string, bool), c Constants) (Ha
 			*u.dst = v
 		}
 	}
+	switch v, ok := lookup(EnvHandlerRoleID); {
+	case !ok || v == "":
+		add(EnvHandlerRoleID, "missing")
+	case !IsRoleID(v):
+		add(EnvHandlerRoleID, "not an IAM role's unique id (AROA followed by upper-case letters and digits)")
+	default:
+		env.RoleID = v
+	}
 	if len(problems) > 0 {
 		return HandlerEnvironment{}, &EnvError{Problems: problems}
 	}
@@ -144,3 +159,22 @@ func plainSeconds(s string) (int, bool) {
 	n, ok := digits([]byte(s))
 	return n, ok
 }
+
+// IsRoleID says whether s is an IAM role's unique id: "AROA" followed by
+// upper-case letters and digits (IAM's unique ids are 16 to 128 characters).
+func IsRoleID(s string) bool {
+	if len(s) < 16 || len(s) > 128 || s[:4] != "AROA" {
+		return false
+	}
+	for i := 4; i < len(s); i++ {
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// HandlerSenderID is the SenderId SQS reports for a message a Lambda
+// handler sends with its execution role: "<role id>:<function name>", the
+// role session Lambda names after the function.
+func HandlerSenderID(roleID, functionName string) string { return roleID + ":" + functionName }

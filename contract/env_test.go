@@ -18,6 +18,7 @@ func goodEnv(c Constants) map[string]string {
 		EnvSubscriber:          "space",
 		EnvResponseQueueURL:    "https://sqs.eu-west-1.amazonaws.com/111122223333/erasure-responses",
 		EnvQueueURL:            "https://sqs.eu-west-1.amazonaws.com/444455556666/space-erasure",
+		EnvHandlerRoleID:       "AROAEXAMPLEROLEID0001",
 	}
 }
 
@@ -52,6 +53,10 @@ func TestLoadHandlerEnvironmentRefusals(t *testing.T) {
 		{"subscriber missing", EnvSubscriber, "", true},
 		{"response queue not a URL", EnvResponseQueueURL, "erasure-responses", false},
 		{"own queue missing", EnvQueueURL, "", true},
+		{"role id missing", EnvHandlerRoleID, "", true},
+		{"role id of a user", EnvHandlerRoleID, "AIDAEXAMPLEUSERID0001", true},
+		{"role id with a colon", EnvHandlerRoleID, "AROAEXAMPLE:ROLEID0001", true},
+		{"role id in lower case", EnvHandlerRoleID, "AROAexampleroleid0001", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := goodEnv(c)

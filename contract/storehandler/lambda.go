@@ -47,6 +47,6 @@ func NewFromEnvironment(ctx context.Context, impls map[contract.Pair]Func, log *
 		Responses:       sender.New(client, env.ResponseQueueURL, log),
 		Queue:           client,
 		Log:             log,
-		FunctionName:    os.Getenv("AWS_LAMBDA_FUNCTION_NAME"),
+		PassTwoSender:   contract.HandlerSenderID(env.RoleID, os.Getenv("AWS_LAMBDA_FUNCTION_NAME")),
 	})
 }

@@ -106,13 +106,15 @@ type Config struct {
 	// Metrics receives one embedded-metric-format line per NOT_APPLICABLE
 	// answer; default os.Stdout.
 	Metrics io.Writer
-	// FunctionName, when set, is the Lambda function's own name: a pass-two
-	// marker is then accepted only on a message this function sent, whose
-	// SQS SenderId is "<role id>:<function name>" (Lambda's session name).
-	// A message SNS delivered never matches, so a publisher's message
-	// attributes cannot forge a second pass. NewFromEnvironment sets it from
-	// AWS_LAMBDA_FUNCTION_NAME; empty (local runs, tests) disables the check.
-	FunctionName string
+	// PassTwoSender is the SenderId SQS reports for a message this handler
+	// sent itself: "<its role's unique id>:<its function name>"
+	// (contract.HandlerSenderID; NewFromEnvironment builds it from
+	// ERASURE_HANDLER_ROLE_ID and AWS_LAMBDA_FUNCTION_NAME). A pass-two
+	// marker is accepted only on a record whose SenderId is exactly this,
+	// compared whole: a message SNS delivered, or one any other principal
+	// sent, is refused (BAD_PASS_MARKER), whatever its attributes say.
+	// Required when a destructive pair is implemented.
+	PassTwoSender string
 }
 
 // ConfigError lists what is wrong with a Config.
@@ -138,6 +140,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Responses == nil {
 		p = append(p, "Responses is required")
 	}
+	destructive := false
 	for pair, fn := range cfg.Implementations {
 		if !implementable(pair) {
 			p = append(p, fmt.Sprintf("%s with %s is not a pair a store can implement", pair.Type, pair.KeyKind))
@@ -148,6 +151,10 @@ func New(cfg Config) (*Handler, error) {
 		if pair.Type.IsDestructive() && (cfg.Queue == nil || cfg.Env.QueueURL == "") {
 			p = append(p, "Queue and Env.QueueURL are required for pass two of "+string(pair.Type))
 		}
+		destructive = destructive || pair.Type.IsDestructive()
+	}
+	if destructive && !validSender(cfg.PassTwoSender) {
+		p = append(p, "PassTwoSender must be \"<role id>:<function name>\" (contract.HandlerSenderID) for pass two")
 	}
 	if len(p) > 0 {
 		return nil, &ConfigError{Problems: p}
@@ -198,7 +205,7 @@ func (h *Handler) record(ctx context.Context, rec *events.SQSMessage) error {
 		log.Warn("erasure request refused", "code", codeOf(err))
 		return err
 	}
-	pass, passOne, err := passOf(rec, req.Type, h.cfg.FunctionName)
+	pass, passOne, err := passOf(rec, req.Type, h.cfg.PassTwoSender)
 	if err != nil {
 		log.Warn("erasure request refused", "code", "BAD_PASS_MARKER", "type", string(req.Type))
 		return err
@@ -280,11 +287,17 @@ func (h *Handler) enqueuePassTwo(ctx context.Context, rec *events.SQSMessage, re
 	return nil
 }
 
+// validSender says whether s is "<role id>:<session>" with exactly one colon.
+func validSender(s string) bool {
+	role, session, ok := strings.Cut(s, ":")
+	return ok && contract.IsRoleID(role) && session != "" && !strings.Contains(session, ":")
+}
+
 // passOf reads the pass-two marker. A record without it is pass one. A
 // marker on a non-destructive request, with an outcome the request type
-// cannot have, or (in Lambda) on a message this function did not send, is
-// refused.
-func passOf(rec *events.SQSMessage, t contract.MessageType, functionName string) (Pass, string, error) {
+// cannot have, or on a message whose SenderId is not exactly self (this
+// handler's own role id and function name), is refused.
+func passOf(rec *events.SQSMessage, t contract.MessageType, self string) (Pass, string, error) {
 	a, ok := rec.MessageAttributes[AttrPass]
 	if !ok {
 		return 1, "", nil
@@ -292,7 +305,7 @@ func passOf(rec *events.SQSMessage, t contract.MessageType, functionName string)
 	if a.StringValue == nil || *a.StringValue != "2" || !t.IsDestructive() {
 		return 0, "", ErrBadPassMarker
 	}
-	if functionName != "" && !strings.HasSuffix(rec.Attributes["SenderId"], ":"+functionName) {
+	if !validSender(self) || rec.Attributes["SenderId"] != self {
 		return 0, "", ErrBadPassMarker
 	}
 	o, ok := rec.MessageAttributes[AttrPassOneOutcome]

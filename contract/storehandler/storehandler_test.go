@@ -48,10 +48,13 @@ func env() contract.HandlerEnvironment {
 		ResponseQueueURL: "https://sqs.x/1/responses", QueueURL: "https://sqs.x/2/space"}
 }
 
+// self is the SenderId SQS reports for the test handler's own sends.
+const self = "AROAEXAMPLEROLEID0001:erasure-handler-space"
+
 func newHandler(t testing.TB, impls map[contract.Pair]Func, r *fakeResponses, q *fakeQueue, out *bytes.Buffer) *Handler {
 	t.Helper()
 	h, err := New(Config{Env: env(), Implementations: impls, Responses: r, Queue: q, Now: func() time.Time { return now },
-		Log: slog.New(slog.NewJSONHandler(out, nil)), Metrics: out})
+		Log: slog.New(slog.NewJSONHandler(out, nil)), Metrics: out, PassTwoSender: self})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +141,8 @@ func TestPassTwo(t *testing.T) {
 	for k, v := range in.MessageAttributes {
 		attrs[k] = events.SQSMessageAttribute{StringValue: v.StringValue}
 	}
-	resp, _ = h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "2", Body: b, MessageAttributes: attrs}}})
+	resp, _ = h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "2", Body: b, MessageAttributes: attrs,
+		Attributes: map[string]string{"SenderId": self}}}})
 	if len(resp.BatchItemFailures) != 0 || len(r.sent) != 1 || len(q.sent) != 1 {
 		t.Fatalf("after pass two: failures %v, answers %d", resp.BatchItemFailures, len(r.sent))
 	}
@@ -273,28 +277,52 @@ func (discard) Send(_ context.Context, r contract.Response) error {
 	return err
 }
 
-// TestPassTwoMarkerMustComeFromThisFunction: in Lambda, a marker is accepted
-// only on a message the function itself sent (SenderId "<role id>:<name>").
+// TestPassTwoMarkerMustComeFromThisFunction: a marker is accepted only on a
+// message this handler sent itself: SenderId exactly "<its role id>:<its
+// function name>", compared whole. The rows are the SenderId shapes SQS
+// reports: an assumed role (role id:session), a federated user (account:name),
+// an IAM user (its unique id), an AWS service (SNS delivering to the queue).
 func TestPassTwoMarkerMustComeFromThisFunction(t *testing.T) {
 	r, q, out := &fakeResponses{}, &fakeQueue{}, &bytes.Buffer{}
-	h, err := New(Config{Env: env(), Responses: r, Queue: q, Now: func() time.Time { return now }, FunctionName: "space-erasure-handler",
-		Log: slog.New(slog.NewJSONHandler(out, nil)), Metrics: out,
-		Implementations: map[contract.Pair]Func{refilePair: func(context.Context, contract.Request, Pass) (string, error) { return "MOVED", nil }}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newHandler(t, map[contract.Pair]Func{refilePair: func(context.Context, contract.Request, Pass) (string, error) { return "MOVED", nil }}, r, q, out)
 	marker := map[string]events.SQSMessageAttribute{AttrPass: {StringValue: aws.String("2")}, AttrPassOneOutcome: {StringValue: aws.String("MOVED")}}
-	for sender, accepted := range map[string]bool{
-		"AROAEXAMPLEROLEID:space-erasure-handler": true,
-		"AIDASNSSERVICEEXAMPLE":                   false, // delivered by SNS: a publisher's attributes
-		"AROAEXAMPLEROLEID:other-function":        false,
-		"":                                        false,
+	for _, c := range []struct {
+		sender   string
+		accepted bool
+	}{
+		{self, true}, // this handler's role, the session Lambda names after the function
+		{"AROAEXAMPLEROLEID0001:erasure-handler-space-2", false}, // same role, another session
+		{"AROAEXAMPLEROLEID0001:x:erasure-handler-space", false}, // ends like it: two colons
+		{"AROAOTHERROLEID000001:erasure-handler-space", false},   // another role, the function's name as session
+		{"AROAEXAMPLEROLEID0001:ERASURE-HANDLER-SPACE", false},   // case differs
+		{" AROAEXAMPLEROLEID0001:erasure-handler-space", false},  // padded
+		{"AROAEXAMPLEROLEID0001:erasure-handler-space\n", false}, // padded
+		{"111122223333:erasure-handler-space", false},            // a federated user of that name
+		{"AIDAEXAMPLEUSERID0001", false},                         // an IAM user
+		{"AIDAIT2UOQQY3AUEKVGXU", false},                         // delivered by SNS: a publisher's attributes
+		{"", false},
 	} {
 		r.sent = nil
-		rec := events.SQSMessage{MessageId: sender, Body: body(t, refileReq), MessageAttributes: marker, Attributes: map[string]string{"SenderId": sender}}
+		rec := events.SQSMessage{MessageId: "m", Body: body(t, refileReq), MessageAttributes: marker, Attributes: map[string]string{"SenderId": c.sender}}
 		resp, _ := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{rec}})
-		if got := len(resp.BatchItemFailures) == 0 && len(r.sent) == 1; got != accepted {
-			t.Errorf("SenderId %q: accepted %v, want %v", sender, got, accepted)
+		if got := len(resp.BatchItemFailures) == 0 && len(r.sent) == 1; got != c.accepted {
+			t.Errorf("SenderId %q: accepted %v, want %v", c.sender, got, c.accepted)
+		}
+		if !c.accepted && !strings.Contains(out.String(), "BAD_PASS_MARKER") {
+			t.Errorf("SenderId %q: refused without the BAD_PASS_MARKER code", c.sender)
+		}
+	}
+}
+
+// TestPassTwoNeedsItsOwnSender: a destructive pair cannot be configured
+// without the handler's own SenderId (no marker could ever be proven).
+func TestPassTwoNeedsItsOwnSender(t *testing.T) {
+	impls := map[contract.Pair]Func{refilePair: func(context.Context, contract.Request, Pass) (string, error) { return "MOVED", nil }}
+	for _, sender := range []string{"", "erasure-handler-space", "AROAEXAMPLEROLEID0001:", "AROAEXAMPLEROLEID0001:a:b", "AIDAEXAMPLEUSERID0001:x"} {
+		_, err := New(Config{Env: env(), Implementations: impls, Responses: &fakeResponses{}, Queue: &fakeQueue{}, PassTwoSender: sender})
+		var ce *ConfigError
+		if !errors.As(err, &ce) {
+			t.Errorf("PassTwoSender %q: err = %v, want a ConfigError", sender, err)
 		}
 	}
 }
