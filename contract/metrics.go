@@ -20,6 +20,13 @@ const (
 	MetricDimensionCode  = "Code"
 	// CodeSenderNotOnRoster is the log and metric code of such an answer.
 	CodeSenderNotOnRoster = "SENDER_NOT_ON_ROSTER"
+	// MetricAnswersConflicting counts the answers whose outcome contradicts
+	// the store's earlier answer to the same round (DONE after
+	// NOT_APPLICABLE, or the reverse), by Code (CONFLICTING_ANSWER): the
+	// first answer stands, and ErasureChannel alarms on the contradiction.
+	MetricAnswersConflicting = "ErasureAnswersConflicting"
+	// CodeConflictingAnswer is the log and metric code of such an answer.
+	CodeConflictingAnswer = "CONFLICTING_ANSWER"
 )
 
 // AnswerValues are every outcome and answer an answer can carry, once each:

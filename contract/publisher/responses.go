@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sort"
@@ -48,8 +49,9 @@ func NewCollector() *Collector {
 		notify: make(chan struct{}, 1), now: time.Now}
 }
 
-// Add records an answer.
-func (c *Collector) Add(r contract.Response) {
+// Add records an answer, and reports whether it contradicts the store's
+// earlier answer to the same round (the first answer stands).
+func (c *Collector) Add(r contract.Response) (conflict bool) {
 	c.mu.Lock()
 	k := KeyOf(r)
 	if c.answers[k] == nil {
@@ -63,6 +65,7 @@ func (c *Collector) Add(r contract.Response) {
 		c.duplicates++
 		if first.Outcome != r.Outcome || first.Answer != r.Answer {
 			c.conflicting++
+			conflict = true
 		}
 	}
 	c.mu.Unlock()
@@ -70,6 +73,7 @@ func (c *Collector) Add(r contract.Response) {
 	case c.notify <- struct{}{}:
 	default:
 	}
+	return conflict
 }
 
 // ExpectRoster makes the roster's stores the ones every round waits for
@@ -165,8 +169,8 @@ type Roster map[string]Sender
 // Sender is one store handler's identity as SQS reports it.
 type Sender struct {
 	// RoleID is the handler role's unique id (AROA…), from IAM GetRole or the
-	// store stack's output. Empty: any role, the session alone decides (the
-	// response queue's policy must then admit only the roster's roles).
+	// store stack's ErasureHandlerRoleId output. Required: a function name
+	// alone never authenticates (any role may name a session after it).
 	RoleID string
 	// Session is the Lambda function's name.
 	Session string
@@ -182,14 +186,35 @@ func (r Roster) Stores() []string {
 	return out
 }
 
-// Allows says whether senderID may answer for subscriber.
+// Allows says whether senderID may answer for subscriber: it is exactly
+// "<the store's role id>:<its function name>".
 func (r Roster) Allows(subscriber, senderID string) bool {
 	want, ok := r[subscriber]
-	if !ok || want.Session == "" {
+	if !ok || want.Session == "" || want.RoleID == "" {
 		return false
 	}
-	role, session, found := strings.Cut(senderID, ":")
-	return found && session == want.Session && (want.RoleID == "" || role == want.RoleID)
+	return senderID == contract.HandlerSenderID(want.RoleID, want.Session)
+}
+
+// ErrIncompleteRoster is returned by Roster.Check.
+var ErrIncompleteRoster = errors.New("publisher: roster")
+
+// Check reports a roster that cannot authenticate every store: empty, or a
+// store without a role id (AROA…) or session.
+func (r Roster) Check() error {
+	if len(r) == 0 {
+		return fmt.Errorf("%w: no store", ErrIncompleteRoster)
+	}
+	var missing []string
+	for _, name := range r.Stores() {
+		if s := r[name]; !contract.IsRoleID(s.RoleID) || s.Session == "" || strings.Contains(s.Session, ":") {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: no handler role id for %s", ErrIncompleteRoster, strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // Reader reads the response queue into a Collector. A valid answer is
@@ -208,6 +233,7 @@ type Reader struct {
 	now       func() time.Time
 	invalid   int
 	refused   atomic.Int64 // read by Refused while Run polls
+	conflicts atomic.Int64
 }
 
 // WithRoster makes the reader count only answers sent by each store's own
@@ -231,7 +257,10 @@ func (r *Reader) WithMetrics(w io.Writer) *Reader {
 
 // emitRefused counts one refused answer. The line carries the code only:
 // never the subscriber the answer claims, its requestId or its sender.
-func (r *Reader) emitRefused(code string) {
+func (r *Reader) emitRefused(code string) { r.emit(contract.MetricAnswersRefused, code) }
+
+// emit writes one embedded-metric line of metric, by code.
+func (r *Reader) emit(metric, code string) {
 	if r.metrics == nil {
 		return
 	}
@@ -241,14 +270,17 @@ func (r *Reader) emitRefused(code string) {
 			"CloudWatchMetrics": []any{map[string]any{
 				"Namespace":  contract.MetricNamespace,
 				"Dimensions": [][]string{{contract.MetricDimensionCode}},
-				"Metrics":    []any{map[string]string{"Name": contract.MetricAnswersRefused, "Unit": "Count"}},
+				"Metrics":    []any{map[string]string{"Name": metric, "Unit": "Count"}},
 			}},
 		},
-		contract.MetricDimensionCode:  code,
-		contract.MetricAnswersRefused: 1,
+		contract.MetricDimensionCode: code,
+		metric:                       1,
 	})
 	_, _ = r.metrics.Write(append(line, '\n'))
 }
+
+// Conflicts is how many answers contradicted their store's earlier answer.
+func (r *Reader) Conflicts() int { return int(r.conflicts.Load()) }
 
 // Refused is how many answers the roster refused (each receive counts).
 func (r *Reader) Refused() int { return int(r.refused.Load()) }
@@ -296,7 +328,12 @@ func (r *Reader) Poll(ctx context.Context, wait time.Duration) (int, error) {
 			r.emitRefused(contract.CodeSenderNotOnRoster)
 			continue
 		}
-		r.collector.Add(resp)
+		if r.collector.Add(resp) {
+			n := r.conflicts.Add(1)
+			r.log.Warn("erasure answer contradicts its store's earlier answer to the round; the first stands",
+				"code", contract.CodeConflictingAnswer, "conflicts", n)
+			r.emit(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer)
+		}
 		if _, err := r.client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(r.queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
 			r.log.Warn("erasure answer not deleted; it will be read again", "code", "DELETE_FAILED")
 		}

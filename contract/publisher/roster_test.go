@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -58,6 +59,7 @@ func TestRosterCountsOnlyEachStoresOwnHandler(t *testing.T) {
 		answer("right-session-wrong-role", "space", "AROAIMPOSTOR:erasure-space"),
 		answer("not-on-roster", "shadow", "AROASHADOW:erasure-shadow"),
 		answer("no-sender", "ledger", ""),
+		answer("two-colons", "space", "AROASPACE:x:erasure-space"),
 	}}
 	var logs bytes.Buffer
 	c := NewCollector()
@@ -65,8 +67,8 @@ func TestRosterCountsOnlyEachStoresOwnHandler(t *testing.T) {
 	r := NewReader(q, "https://sqs.eu-west-1.amazonaws.com/111111111111/erasure-responses", c, slog.New(slog.NewJSONHandler(&logs, nil))).
 		WithRoster(Roster{
 			"space":  {RoleID: "AROASPACE", Session: "erasure-space"},
-			"ledger": {Session: "erasure-ledger"}, // role id unknown: the queue policy admits only roster roles
-			"audit":  {Session: "erasure-audit"},  // on the roster, never answers
+			"ledger": {RoleID: "AROALEDGER", Session: "erasure-ledger"},
+			"audit":  {Session: "erasure-audit"}, // on the roster, never answers
 		}).WithMetrics(&metrics)
 	n, err := r.Poll(context.Background(), 0)
 	if err != nil {
@@ -75,16 +77,16 @@ func TestRosterCountsOnlyEachStoresOwnHandler(t *testing.T) {
 	if len(q.asked) != 1 || q.asked[0] != types.MessageSystemAttributeNameSenderId {
 		t.Fatalf("the reader did not ask SQS for the sender: %v", q.asked)
 	}
-	if n != 2 || r.Refused() != 5 {
-		t.Fatalf("counted %d, refused %d; want 2 and 5", n, r.Refused())
+	if n != 2 || r.Refused() != 6 {
+		t.Fatalf("counted %d, refused %d; want 2 and 6", n, r.Refused())
 	}
 	st := c.RosterStatus(RoundKey{RequestID: "req-forged-0001", SendNo: 1})
 	if len(st.Answered) != 2 || strings.Join(st.Missing, ",") != "audit" || len(st.Unexpected) != 0 {
 		t.Fatalf("round %+v: want space and ledger from their own handlers only, and audit missing", st)
 	}
 	lines := strings.Split(strings.TrimSpace(metrics.String()), "\n")
-	if len(lines) != 5 {
-		t.Fatalf("want one metric line per refused answer (5), got %d:\n%s", len(lines), metrics.String())
+	if len(lines) != 6 {
+		t.Fatalf("want one metric line per refused answer (6), got %d:\n%s", len(lines), metrics.String())
 	}
 	for _, l := range lines {
 		var m map[string]any
@@ -93,7 +95,7 @@ func TestRosterCountsOnlyEachStoresOwnHandler(t *testing.T) {
 		}
 	}
 	for handle, want := range map[string]bool{"real-space": true, "real-ledger": true, "ci-role": false, "other-store-as-space": false,
-		"right-session-wrong-role": false, "not-on-roster": false, "no-sender": false} {
+		"right-session-wrong-role": false, "not-on-roster": false, "no-sender": false, "two-colons": false} {
 		if q.deleted[handle] != want {
 			t.Errorf("%s: deleted = %v, want %v", handle, q.deleted[handle], want)
 		}
@@ -115,5 +117,59 @@ func TestReaderWithoutRosterAsksNoSender(t *testing.T) {
 	r := NewReader(q, "u", NewCollector(), slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)))
 	if n, err := r.Poll(context.Background(), 0); err != nil || n != 1 || len(q.asked) != 0 {
 		t.Fatalf("n %d, err %v, asked %v", n, err, q.asked)
+	}
+}
+
+// TestAFunctionNameAloneNeverAuthenticates: a roster store without its role
+// id counts no answer, even one sent under its function's name, and Check
+// says which store lacks it.
+func TestAFunctionNameAloneNeverAuthenticates(t *testing.T) {
+	roster := Roster{"space": {RoleID: "AROASPACEROLEID00001", Session: "erasure-handler-space"}, "ledger": {Session: "erasure-handler-ledger"}}
+	if roster.Allows("ledger", "AROAANYROLEID0000001:erasure-handler-ledger") {
+		t.Error("an answer under ledger's function name from any role counts")
+	}
+	if err := roster.Check(); !errors.Is(err, ErrIncompleteRoster) || !strings.Contains(err.Error(), "ledger") || strings.Contains(err.Error(), "space") {
+		t.Errorf("Check = %v, want ledger named as lacking its role id", err)
+	}
+	if err := (Roster{}).Check(); !errors.Is(err, ErrIncompleteRoster) {
+		t.Errorf("an empty roster: Check = %v", err)
+	}
+	if err := (Roster{"space": roster["space"]}).Check(); err != nil {
+		t.Errorf("a complete roster: %v", err)
+	}
+}
+
+// TestConflictingAnswersAreCountedAndReported: DONE after NOT_APPLICABLE
+// (or the reverse) from the store's own handler keeps the first answer, is
+// counted, logged by code and written as the ErasureAnswersConflicting
+// metric.
+func TestConflictingAnswersAreCountedAndReported(t *testing.T) {
+	na := `{"type":"erasure/ACK","requestId":"req-conflict-0001","sendNo":1,"subscriber":"space","outcome":"NOT_APPLICABLE"}`
+	done := strings.Replace(na, "NOT_APPLICABLE", "DONE", 1)
+	msg := func(h, body string) types.Message {
+		return types.Message{Body: aws.String(body), ReceiptHandle: aws.String(h),
+			Attributes: map[string]string{string(types.MessageSystemAttributeNameSenderId): "AROASPACEROLEID00001:erasure-handler-space"}}
+	}
+	q := &responseQueue{deleted: map[string]bool{}, msgs: []types.Message{msg("1", na), msg("2", done), msg("3", na)}}
+	var logs, metrics bytes.Buffer
+	c := NewCollector()
+	r := NewReader(q, "u", c, slog.New(slog.NewJSONHandler(&logs, nil))).
+		WithRoster(Roster{"space": {RoleID: "AROASPACEROLEID00001", Session: "erasure-handler-space"}}).WithMetrics(&metrics)
+	if _, err := r.Poll(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if r.Conflicts() != 1 {
+		t.Fatalf("conflicts %d, want 1 (the DONE after NOT_APPLICABLE; the second NOT_APPLICABLE is a plain duplicate)", r.Conflicts())
+	}
+	st := c.RosterStatus(RoundKey{RequestID: "req-conflict-0001", SendNo: 1})
+	if len(st.NotApplicable) != 1 {
+		t.Errorf("the first answer does not stand: %+v", st)
+	}
+	if !strings.Contains(logs.String(), contract.CodeConflictingAnswer) || strings.Contains(logs.String()+metrics.String(), "req-conflict") {
+		t.Errorf("log %s", logs.String())
+	}
+	var m map[string]any
+	if json.Unmarshal(bytes.TrimSpace(metrics.Bytes()), &m) != nil || m[contract.MetricAnswersConflicting] != 1.0 {
+		t.Errorf("no conflict metric line: %s", metrics.String())
 	}
 }
