@@ -17,6 +17,7 @@ type AppConfig struct {
 	ChannelAccount string // erasure:channelAccount
 	StoreAccount   string // erasure:storeAccount, the cross-account example store's account
 	ResponseKeyArn string // erasure:responseKeyArn, the channel stack's ErasureResponseKeyArn output
+	AccountService string // erasure:accountServiceRole, the account service's role: it alone publishes and reads answers
 	ExtraStores    int    // erasure:extraStores, more same-account stores (for scale runs)
 	Examples       bool   // erasure:examples, the two example stores (default true)
 	Nag            bool   // erasure:nag, the cdk-nag AwsSolutions, Serverless and NIST 800-53 rev 5 checks (default true)
@@ -39,6 +40,7 @@ func DefaultAppConfig() AppConfig {
 		ChannelAccount: "111111111111",
 		StoreAccount:   "222222222222",
 		ResponseKeyArn: "arn:aws:kms:eu-west-1:111111111111:key/00000000-0000-4000-8000-000000000000",
+		AccountService: "arn:aws:iam::111111111111:role/account-service",
 		Examples:       true,
 		Nag:            true,
 		Check:          true,
@@ -57,6 +59,7 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 	str("erasure:channelAccount", &cfg.ChannelAccount)
 	str("erasure:storeAccount", &cfg.StoreAccount)
 	str("erasure:responseKeyArn", &cfg.ResponseKeyArn)
+	str("erasure:accountServiceRole", &cfg.AccountService)
 	if v := app.Node().TryGetContext(jsii.String("erasure:extraStores")); v != nil {
 		n, err := strconv.Atoi(fmt.Sprint(v))
 		if err != nil || n < 0 {
@@ -91,6 +94,7 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 	out.Channel = NewChannelStack(app, "ErasureChannel", &ChannelStackProps{
 		StackProps:        awscdk.StackProps{Env: channelEnv, Description: jsii.String("Erasure channel: topic, response queue, keys and alarms")},
 		Stores:            roster(cfg),
+		Publishers:        []string{cfg.AccountService},
 		TopicName:         TopicName,
 		ResponseQueueName: ResponseQueueName,
 	})

@@ -27,6 +27,9 @@ type ChannelStackProps struct {
 	Stores []erasure.RosterStore
 	// StoreAccounts is the older, broader form (every principal of the accounts).
 	StoreAccounts []string
+	// Publishers are the account service's publishing (and, by default,
+	// answer-reading) principals, by ARN.
+	Publishers []string
 	// TopicName and ResponseQueueName: physical names, for cross-account stores.
 	TopicName         string
 	ResponseQueueName string
@@ -47,6 +50,7 @@ func NewChannelStack(scope constructs.Construct, id string, props *ChannelStackP
 	ch := erasure.NewErasureChannel(stack, jsii.String("ErasureChannel"), &erasure.ErasureChannelProps{
 		Stores:            props.Stores,
 		StoreAccounts:     props.StoreAccounts,
+		Publishers:        props.Publishers,
 		TopicName:         props.TopicName,
 		ResponseQueueName: props.ResponseQueueName,
 	})

@@ -142,9 +142,21 @@ func TestRefusedAnswersAlarmAndRosterMetadata(t *testing.T) {
 	if !found {
 		t.Fatal("no alarm on ErasureAnswersRefused")
 	}
+	conflicts := false
+	for _, a := range app["ErasureChannel"].resources("AWS::CloudWatch::Alarm") {
+		p := a["Properties"].(map[string]interface{})
+		dims, _ := json.Marshal(p["Dimensions"])
+		if p["MetricName"] == "ErasureAnswersConflicting" {
+			conflicts = p["Threshold"] == 1.0 && p["ComparisonOperator"] == "GreaterThanOrEqualToThreshold" && p["Statistic"] == "Sum" &&
+				string(dims) == `[{"Name":"Code","Value":"CONFLICTING_ANSWER"}]`
+		}
+	}
+	if !conflicts {
+		t.Error("no alarm on ErasureAnswersConflicting (Code CONFLICTING_ANSWER, >= 1)")
+	}
 	_, dash := app["ErasureOperations"].one(t, "AWS::CloudWatch::Dashboard")
 	body, _ := json.Marshal(dash["DashboardBody"])
-	if !strings.Contains(string(body), "Answers refused") || !strings.Contains(string(body), "RefusedAnswersAlarm") {
+	if !strings.Contains(string(body), "Answers refused") || !strings.Contains(string(body), "RefusedAnswersAlarm") || !strings.Contains(string(body), "ConflictingAnswersAlarm") {
 		t.Errorf("the dashboard does not show the refused-answers alarm: %s", body)
 	}
 	var roster interface{}

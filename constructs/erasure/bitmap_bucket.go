@@ -13,6 +13,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
@@ -54,6 +55,15 @@ type BitmapStoreBucketProps struct {
 	ObjectLockEnabled *bool
 	// RemovalPolicy of the bucket. Default RETAIN.
 	RemovalPolicy awscdk.RemovalPolicy
+	// Loaders are the ARNs of the principals that load the store's bitmaps
+	// besides its handler: with the handler (AttachTo), the only principals
+	// that may list the bucket or read, write or delete its objects.
+	Loaders []string
+	// Administrators are the ARN patterns of the principals that deploy and
+	// operate the bucket: they alone may change its policy or settings or
+	// delete it. Default: the CloudFormation execution role of CDK's default
+	// bootstrap in the bucket's account (channelpolicy.DefaultAdministrators).
+	Administrators []string
 	// Constants overrides the embedded channel constants (tests only).
 	Constants *contract.Constants
 }
@@ -82,6 +92,8 @@ type BitmapStoreBucket struct {
 	constants  contract.Constants
 	problems   timing.Problems // from props, known at construction
 	attached   []*ErasureSubscriber
+	loaders    []string
+	ownKey     awskms.Key             // the key the construct made, whose policy it locks
 	rules      []*awss3.LifecycleRule // every rule the bucket deploys, checked at synth
 	objectLock bool
 }
@@ -170,6 +182,16 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 		"NIST.800.53.R5-S3BucketLoggingEnabled":     reasonBucketLogs,
 		"NIST.800.53.R5-S3BucketReplicationEnabled": reasonReplication,
 	}, b.Bucket)
+	checkPrincipalArns(&b.problems, b.path+".loaders", props.Loaders, false)
+	checkPrincipalArns(&b.problems, b.path+".administrators", props.Administrators, true)
+	b.loaders = props.Loaders
+	admins := administratorsOr(this, props.Administrators)
+	data := append(append([]string{}, channelpolicy.BucketList...), channelpolicy.ObjectData...)
+	lockedBucket(b.Bucket).administeredBy(channelpolicy.Bucket, admins, data)
+	if k, ok := b.Key.(awskms.Key); ok && props.Key == nil {
+		b.ownKey = k
+		lockedKey(k).administeredBy(channelpolicy.BucketKey, admins, channelpolicy.KeyUse)
+	}
 	this.Node().AddValidation(&bitmapBucketValidation{b: b})
 	return b
 }
@@ -238,10 +260,23 @@ func (b *BitmapStoreBucket) GrantLibrary(grantee awsiam.IGrantable) {
 // and the read TTL is checked against the store's pass-two delay at synth.
 func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 	b.attached = append(b.attached, s)
+	if len(b.attached) > 1 {
+		b.problems.Add(b.path+".attachTo", timing.Invalid, "a bitmap store's bucket serves one store: only its handler (and Loaders) may read and write it")
+		return
+	}
 	if s.Function == nil {
 		return // the subscriber reports its missing handler itself
 	}
 	b.GrantLibrary(s.Function)
+	if role := s.Function.Role(); role != nil {
+		// Only the store reads and writes its bitmaps, and uses their key.
+		data := append(append([]string{}, channelpolicy.BucketList...), channelpolicy.ObjectData...)
+		who := append([]string{*role.RoleArn()}, b.loaders...)
+		lockedBucket(b.Bucket).onlyFrom("OnlyTheStoreReadsAndWrites", data, who, nil)
+		if b.ownKey != nil {
+			lockedKey(b.ownKey).onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, who, nil)
+		}
+	}
 	if role := s.Function.Role(); role != nil {
 		// The library writes keys of its own choosing under its prefix: the
 		// object actions can only be granted on <bucket>/<prefix>*.

@@ -2,6 +2,7 @@ package erasure
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
@@ -33,6 +35,23 @@ type ErasureChannelProps struct {
 	// from the channel's account and region. Default: names CDK generates.
 	TopicName         string
 	ResponseQueueName string
+	// Publishers are the account service's publishing principals, by IAM
+	// role or user ARN (they need not exist yet: the topic names them through
+	// aws:PrincipalArn). The topic then allows sns:Publish, and its key the
+	// data keys, to them alone and denies them to every other principal in
+	// every account. The app-wide check refuses a channel without them.
+	Publishers []string
+	// ResponseReaders are the principals that read answers (receive, delete,
+	// change visibility), by ARN: every other principal is denied. Default:
+	// Publishers (the account service both publishes and reads).
+	ResponseReaders []string
+	// Administrators are the ARN patterns of the principals that deploy and
+	// operate the channel, in any of its accounts: they alone may change a
+	// channel resource's policy or attributes, delete it, read its dead
+	// letters, or subscribe a roster store's queue. Default: the
+	// CloudFormation execution role of CDK's default bootstrap in each of the
+	// roster's accounts (channelpolicy.DefaultAdministrators).
+	Administrators []string
 	// Constants overrides the embedded channel constants (tests only).
 	Constants *contract.Constants
 }
@@ -62,6 +81,10 @@ type ErasureChannel struct {
 	// refused an answer whose sender is not the handler of the store it names
 	// (contract.MetricAnswersRefused): a forged or misrouted answer.
 	RefusedAnswersAlarm awscloudwatch.Alarm
+	// ConflictingAnswersAlarm fires when a store's answer contradicted its
+	// earlier answer to the same round (contract.MetricAnswersConflicting):
+	// DONE after NOT_APPLICABLE, or the reverse.
+	ConflictingAnswersAlarm awscloudwatch.Alarm
 }
 
 // RosterMetadataKey marks the response queue with the roster's store names
@@ -84,6 +107,9 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		}
 	}
 	problems = append(problems, checkRoster(props.Stores, props.StoreAccounts)...)
+	checkPrincipalArns(&problems, "ErasureChannel.publishers", props.Publishers, false)
+	checkPrincipalArns(&problems, "ErasureChannel.responseReaders", props.ResponseReaders, false)
+	checkPrincipalArns(&problems, "ErasureChannel.administrators", props.Administrators, true)
 
 	ch.TopicKey = newKey(this, "TopicKey", "Erasure topic")
 	ch.Topic = awssns.NewTopic(this, jsii.String("Topic"), &awssns.TopicProps{
@@ -108,6 +134,9 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		}
 		ch.ResponseQueue.Node().DefaultChild().(awscdk.CfnResource).AddMetadata(jsii.String(RosterMetadataKey), names)
 	}
+	if len(problems) == 0 {
+		ch.lockDown(props)
+	}
 	if len(props.StoreAccounts) > 0 && len(problems) == 0 {
 		var principals []awsiam.IPrincipal
 		for _, a := range props.StoreAccounts {
@@ -123,7 +152,10 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	ch.RefusedAnswersAlarm = alarm(this, "RefusedAnswersAlarm",
 		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
 		ch.MetricAnswersRefused(nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	suppressAlarmActions(ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm)
+	ch.ConflictingAnswersAlarm = alarm(this, "ConflictingAnswersAlarm",
+		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
+		ch.MetricAnswersConflicting(nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	suppressAlarmActions(ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm)
 	suppress(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, ch.ResponseDeadLetterQueue)
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
@@ -157,6 +189,164 @@ func (ch *ErasureChannel) admitRoster(stores []RosterStore) {
 		Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
 		Conditions: &map[string]interface{}{"ArnNotLike": map[string]interface{}{"aws:PrincipalArn": roles}},
 	}))
+}
+
+// lockDown locks every resource of the channel to the principals of its
+// path: only administrators act off the data path; only publishers publish
+// (and use the topic key, as SNS does for them); a subscription only for a
+// roster store's queue, over SQS, from that store's account; only readers
+// consume answers and only the roster's handlers (admitRoster) send them;
+// nobody sends to a dead-letter queue.
+func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
+	stack := awscdk.Stack_Of(ch.Construct)
+	channelAccount, region := *stack.Account(), *stack.Region()
+	admins := props.Administrators
+	if len(admins) == 0 {
+		for _, a := range append([]string{channelAccount}, rosterAccounts(props.Stores, channelAccount)...) {
+			admins = appendNew(admins, channelpolicy.DefaultAdministrators(*awscdk.Aws_PARTITION(), a, region))
+		}
+	}
+	readers := props.ResponseReaders
+	if len(readers) == 0 {
+		readers = props.Publishers
+	}
+	topic := lockedTopic(ch.Topic)
+	topic.administeredBy(channelpolicy.Topic, admins, channelpolicy.TopicData)
+	topicKey := lockedKey(ch.TopicKey)
+	topicKey.administeredBy(channelpolicy.TopicKey, admins, channelpolicy.KeyUse)
+	if len(props.Publishers) > 0 {
+		ch.Topic.Node().DefaultChild().(awscdk.CfnResource).AddMetadata(jsii.String(channelpolicy.PublishersMetadataKey), anyList(props.Publishers))
+		topic.onlyFrom("OnlyPublishersPublish", []string{"sns:Publish"}, props.Publishers, nil)
+		// SNS uses the key for the publisher (its ARN is the caller's). A
+		// service principal needs an Allow of the key policy, which has none,
+		// so the Deny leaves services out rather than name the topic (which
+		// would be a dependency cycle: the topic names the key).
+		topicKey.deny("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, nil, map[string]any{
+			"ArnNotLike": map[string]any{"aws:PrincipalArn": anyList(props.Publishers)},
+			"Bool":       map[string]any{"aws:PrincipalIsAWSService": "false"},
+		})
+	}
+	if len(props.Stores) > 0 {
+		ch.lockSubscriptions(topic, props.Stores, admins, channelAccount, region)
+	}
+	// Declared principals of another account (or of any, where the stack's
+	// account is not known at synth) need the resource policies' Allow too.
+	if others := otherAccounts(props.Publishers, channelAccount); len(others) > 0 {
+		ch.Topic.AddToResourcePolicy(allowDeclared("PublishersPublish", others, props.Publishers, []string{*ch.Topic.TopicArn()}, nil, "sns:Publish"))
+		ch.TopicKey.AddToResourcePolicy(allowDeclared("PublishersUseTheKeyViaSns", others, props.Publishers, []string{"*"},
+			map[string]any{"kms:ViaService": fmt.Sprintf("sns.%s.amazonaws.com", region)}, channelpolicy.KeyUse...), nil)
+	}
+	if others := otherAccounts(readers, channelAccount); len(others) > 0 {
+		consume := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
+		ch.ResponseQueue.AddToResourcePolicy(allowDeclared("ReadersConsume", others, readers, []string{*ch.ResponseQueue.QueueArn()}, nil, consume...))
+		ch.ResponseDeadLetterQueue.AddToResourcePolicy(allowDeclared("ReadersConsume", others, readers, []string{*ch.ResponseDeadLetterQueue.QueueArn()}, nil, consume...))
+		ch.ResponseKey.AddToResourcePolicy(allowDeclared("ReadersDecryptViaSqs", others, readers, []string{"*"},
+			map[string]any{"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)}, "kms:Decrypt"), nil)
+	}
+
+	responses := lockedQueue(ch.ResponseQueue)
+	responses.administeredBy(channelpolicy.ResponseQueue, admins, channelpolicy.QueueData)
+	dlq := lockedQueue(ch.ResponseDeadLetterQueue)
+	consumeOrRead := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
+	dlq.administeredBy(channelpolicy.ResponseDLQ, admins, consumeOrRead)
+	dlq.noOne("NoOneSendsDeadLetters", []string{"sqs:SendMessage"})
+	dlq.onlyFrom("OnlyReadersAndAdministratorsConsume", consumeOrRead, append(append([]string{}, readers...), admins...), nil)
+	key := lockedKey(ch.ResponseKey)
+	key.administeredBy(channelpolicy.ResponseKey, admins, channelpolicy.KeyUse)
+	if len(readers) > 0 {
+		ch.ResponseQueue.Node().DefaultChild().(awscdk.CfnResource).AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), anyList(readers))
+		responses.onlyFrom("OnlyReadersConsume", channelpolicy.QueueConsume, readers, nil)
+		responses.onlyFrom("OnlyReadersAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append(append([]string{}, readers...), admins...), nil)
+		if len(props.Stores) > 0 {
+			key.onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, append(rosterRoleArns(props.Stores, channelAccount), readers...), nil)
+		}
+	}
+}
+
+// lockSubscriptions admits a subscription only for a roster store's queue
+// (contract.QueueName, in the store's account and region), over SQS, asked by
+// an administrator of that store's account.
+func (ch *ErasureChannel) lockSubscriptions(topic locked, stores []RosterStore, admins []string, channelAccount, region string) {
+	subscribe := []string{"sns:Subscribe"}
+	topic.onlyFrom("OnlyAdministratorsSubscribe", subscribe, admins, nil)
+	topic.deny("SubscribeOnlySqs", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"sns:Protocol": "sqs"}})
+	accounts := rosterAccounts(stores, channelAccount)
+	if anyAccountPattern(admins) {
+		// An administrator pattern of any account: only the roster's accounts.
+		topic.deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"aws:PrincipalAccount": anyList(accounts)}})
+	}
+	for i, a := range accounts {
+		var queues []string
+		for _, s := range stores {
+			if s.Account == a || s.Account == "" && a == channelAccount {
+				queues = append(queues, fmt.Sprintf("arn:%s:sqs:%s:%s:%s", *awscdk.Aws_PARTITION(), or(s.Region, region), a, contract.QueueName(s.Name)))
+			}
+		}
+		topic.deny(fmt.Sprintf("SubscribeOnlyRosterQueues%d", i+1), subscribe, nil, map[string]any{
+			"StringEquals":    map[string]any{"aws:PrincipalAccount": a},
+			"StringNotEquals": map[string]any{"sns:Endpoint": anyList(queues)},
+		})
+	}
+}
+
+// anyAccountPattern says whether an ARN pattern's account field is itself a
+// pattern (or not known at synth).
+func anyAccountPattern(arns []string) bool {
+	for _, a := range arns {
+		f := strings.SplitN(a, ":", 6)
+		if len(f) != 6 || strings.ContainsAny(f[4], "*?") || *awscdk.Token_IsUnresolved(jsii.String(f[4])) {
+			return true
+		}
+	}
+	return false
+}
+
+// otherAccounts are the accounts of arns other than channelAccount (every
+// one when channelAccount is unknown at synth).
+func otherAccounts(arns []string, channelAccount string) []string {
+	known := !*awscdk.Token_IsUnresolved(jsii.String(channelAccount))
+	var out []string
+	for _, a := range arns {
+		acct := strings.SplitN(a, ":", 6)
+		if len(acct) == 6 && (!known || acct[4] != channelAccount) {
+			out = appendNew(out, acct[4])
+		}
+	}
+	return out
+}
+
+// allowDeclared lets the declared principals arns, of accounts, take
+// actions on resources: the accounts as principals, narrowed to those ARNs
+// (aws:PrincipalArn, so that they need not exist yet).
+func allowDeclared(sid string, accounts, arns, resources []string, also map[string]any, actions ...string) awsiam.PolicyStatement {
+	var principals []awsiam.IPrincipal
+	for _, a := range accounts {
+		principals = append(principals, awsiam.NewAccountPrincipal(jsii.String(a)))
+	}
+	cond := map[string]any{"ArnEquals": map[string]any{"aws:PrincipalArn": anyList(arns)}}
+	if len(also) > 0 {
+		cond["StringEquals"] = also
+	}
+	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid: jsii.String(sid), Actions: jsii.Strings(actions...), Principals: &principals,
+		Resources: jsii.Strings(resources...), Conditions: &cond,
+	})
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func appendNew(list []string, s string) []string {
+	for _, e := range list {
+		if e == s {
+			return list
+		}
+	}
+	return append(list, s)
 }
 
 // admitAccounts lets principals of other accounts subscribe an SQS queue to
@@ -198,6 +388,17 @@ func (ch *ErasureChannel) admitAccounts(sidPrefix string, principals []awsiam.IP
 // because their sender is not the handler of the store they name (all codes
 // summed), per 5 minutes.
 func (ch *ErasureChannel) MetricAnswersRefused(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, opts)
+}
+
+// MetricAnswersConflicting is the count of answers that contradicted their
+// store's earlier answer to the same round, per 5 minutes.
+func (ch *ErasureChannel) MetricAnswersConflicting(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, opts)
+}
+
+// readerMetric is one of the response reader's metrics, by its code.
+func readerMetric(name, code string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
 	if opts == nil {
 		opts = &awscloudwatch.MetricOptions{}
 	}
@@ -209,8 +410,8 @@ func (ch *ErasureChannel) MetricAnswersRefused(opts *awscloudwatch.MetricOptions
 		o.Period = minutes(5)
 	}
 	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-		Namespace: jsii.String(contract.MetricNamespace), MetricName: jsii.String(contract.MetricAnswersRefused),
-		DimensionsMap: &map[string]*string{contract.MetricDimensionCode: jsii.String(contract.CodeSenderNotOnRoster)},
+		Namespace: jsii.String(contract.MetricNamespace), MetricName: jsii.String(name),
+		DimensionsMap: &map[string]*string{contract.MetricDimensionCode: jsii.String(code)},
 		Statistic:     o.Statistic, Period: o.Period, Label: o.Label,
 	})
 }

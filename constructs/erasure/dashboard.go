@@ -52,8 +52,12 @@ func NewErasureDashboard(scope constructs.Construct, id *string, props *ErasureD
 				Left: &[]awscloudwatch.IMetric{ch.ResponseQueue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")})},
 			}),
 			awscloudwatch.NewAlarmWidget(&awscloudwatch.AlarmWidgetProps{
-				Title: jsii.String("Answers refused: sender is not the store's handler"), Width: jsii.Number(24),
+				Title: jsii.String("Answers refused: sender is not the store's handler"), Width: jsii.Number(12),
 				Alarm: ch.RefusedAnswersAlarm,
+			}),
+			awscloudwatch.NewAlarmWidget(&awscloudwatch.AlarmWidgetProps{
+				Title: jsii.String("Answers contradicting the store's earlier answer"), Width: jsii.Number(12),
+				Alarm: ch.ConflictingAnswersAlarm,
 			}),
 		)
 	}

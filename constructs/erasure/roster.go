@@ -15,6 +15,8 @@ type RosterStore struct {
 	Name string
 	// Account is the store's AWS account id; "" means the channel's account.
 	Account string
+	// Region is the region of the store's queue; "" means the channel's.
+	Region string
 }
 
 // handlerRoleArn is the ARN of a roster store's handler role.

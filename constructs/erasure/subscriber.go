@@ -23,6 +23,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -64,6 +65,13 @@ type ErasureSubscriberProps struct {
 	MaxBatchingWindow awscdk.Duration
 	// RetentionPeriod: if given, exactly the channel retention.
 	RetentionPeriod awscdk.Duration
+
+	// Administrators are the ARN patterns of the principals that deploy and
+	// operate the store: they alone may change its queues' and key's policies
+	// or attributes, delete them, or read its dead letters. Default: the
+	// CloudFormation execution role of CDK's default bootstrap in the store's
+	// account (channelpolicy.DefaultAdministrators).
+	Administrators []string
 
 	// Constants overrides the embedded channel constants (tests only).
 	Constants *contract.Constants
@@ -118,10 +126,15 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	sec := seconds
 
 	s.Key = newKey(this, "Key", "Erasure queue and dead-letter queue of subscriber "+props.Name)
-	s.Queue, s.DeadLetterQueue = queuePair{
+	pair := queuePair{
 		key: s.Key, retentionSeconds: build.RetentionSeconds, maxReceiveCount: build.MaxReceiveCount,
 		visibilitySeconds: build.VisibilityTimeoutSeconds,
-	}.build(this)
+	}
+	if contract.IsSubscriberName(props.Name) {
+		// The name the channel's topic admits a subscription for.
+		pair.queueName = contract.QueueName(props.Name)
+	}
+	s.Queue, s.DeadLetterQueue = pair.build(this)
 	if props.Topic != nil {
 		if restrictsSqsDecryption(props.Topic) {
 			// CDK's own subscription scopes both statements to the topic under
@@ -206,8 +219,26 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		}
 		grantSend(s.Queue, s.Key, s.Function) // pass two re-sends to the store's own queue
 		if role := s.Function.Role(); role != nil {
-			onlyHandlerConsumes(s.Queue, role)
+			s.lockDown(role, props)
+			if cfn, ok := role.Node().DefaultChild().(awsiam.CfnRole); ok && cfn != nil {
+				// Pass two is proven by identity: the handler accepts its
+				// marker only from "<this role id>:<its function name>".
+				s.Function.AddEnvironment(jsii.String(contract.EnvHandlerRoleID), cfn.AttrRoleId(), nil)
+				// The account service authenticates the store's answers by
+				// this role id: cdk deploy --outputs-file hands it to
+				// erasurectl watch --role-ids-from.
+				out := awscdk.NewCfnOutput(this, jsii.String("HandlerRoleId"), &awscdk.CfnOutputProps{
+					Value:       awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String(props.Name + "="), cfn.AttrRoleId()}),
+					Description: jsii.String("Erasure store " + props.Name + ": <store>=<its handler role's unique id>, for the account service's roster"),
+				})
+				out.OverrideLogicalId(jsii.String(contract.RoleIDOutputPrefix + contract.NameDigest(props.Name)))
+			} else {
+				problems.Add(path+".handler.role", timing.Missing, "the handler's role is imported, so its unique id (RoleId) is unknown and the handler cannot prove a pass-two marker its own: give the handler a role built in this app")
+			}
 		}
+	}
+	if s.Function == nil || s.Function.Role() == nil {
+		lockedQueue(s.Queue).administeredBy(channelpolicy.Queue, administratorsOr(this, props.Administrators), channelpolicy.QueueData)
 	}
 
 	s.DeadLetterAlarm = deadLetterAlarm(this, "DeadLetterAlarm", s.DeadLetterQueue,
@@ -287,6 +318,35 @@ func (s *scopedSqsSubscription) Bind(topic awssns.ITopic) *awssns.TopicSubscript
 		RawMessageDelivery:     jsii.Bool(true),
 		SubscriptionDependency: added.PolicyDependable,
 	}
+}
+
+// lockDown locks the store's queues and key to their path: only
+// administrators act off the data path; only the erasure topic (through SNS)
+// and the handler (pass two) send; only the handler consumes, reads the
+// queue's attributes and uses the key besides SNS; nobody sends to the
+// dead-letter queue, and only administrators read it.
+func (s *ErasureSubscriber) lockDown(role awsiam.IRole, props *ErasureSubscriberProps) {
+	admins := administratorsOr(s.Construct, props.Administrators)
+	roleArn := *role.RoleArn()
+	var topics []string
+	if props.Topic != nil {
+		topics = []string{*props.Topic.TopicArn()}
+	}
+	q := lockedQueue(s.Queue)
+	q.administeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
+	onlyHandlerConsumes(s.Queue, role)
+	q.onlyFrom("OnlyTheTopicAndTheHandlerSend", []string{"sqs:SendMessage"}, []string{roleArn}, topics)
+	q.onlyFrom("OnlyTheHandlerAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append([]string{roleArn}, admins...), nil)
+
+	dlq := lockedQueue(s.DeadLetterQueue)
+	consumeOrRead := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
+	dlq.administeredBy(channelpolicy.DeadLetters, admins, consumeOrRead)
+	dlq.noOne("NoOneSendsDeadLetters", []string{"sqs:SendMessage"})
+	dlq.onlyFrom("OnlyAdministratorsConsume", consumeOrRead, admins, nil)
+
+	k := lockedKey(s.Key)
+	k.administeredBy(channelpolicy.QueueKey, admins, channelpolicy.KeyUse)
+	k.onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, []string{roleArn}, topics)
 }
 
 // onlyHandlerConsumes denies taking requests off the store's queue to every

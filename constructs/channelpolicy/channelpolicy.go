@@ -1,0 +1,144 @@
+// Package channelpolicy declares, once, who may do what on the erasure
+// channel: every action of SNS, SQS, KMS and S3 that reaches a kind of channel
+// resource, the few of them the data path needs, and whom the channel takes
+// for its administrators. The constructs write their policies from it and the
+// access matrix (erasurecheck) judges the synthesized policies against it, so
+// the two cannot drift apart. It knows nothing of CDK.
+package channelpolicy
+
+import "fmt"
+
+// Kind is a kind of channel resource.
+type Kind string
+
+// The kinds of resource on the channel's data path.
+const (
+	Topic         Kind = "topic"          // the erasure topic
+	TopicKey      Kind = "topic-key"      // its KMS key
+	Queue         Kind = "queue"          // a store's erasure queue
+	DeadLetters   Kind = "dlq"            // a store's dead-letter queue
+	QueueKey      Kind = "queue-key"      // the key of a store's queues
+	ResponseQueue Kind = "response-queue" // the channel's response queue
+	ResponseDLQ   Kind = "response-dlq"   // its dead-letter queue
+	ResponseKey   Kind = "response-key"   // the key of both
+	Bucket        Kind = "bucket"         // a bitmap store's bucket
+	BucketObjects Kind = "bucket-objects" // the objects in it
+	BucketKey     Kind = "bucket-key"     // the bucket's key
+)
+
+// Kinds lists every kind, in a stable order.
+var Kinds = []Kind{Topic, TopicKey, Queue, DeadLetters, QueueKey, ResponseQueue, ResponseDLQ, ResponseKey, Bucket, BucketObjects, BucketKey}
+
+// IsKey says whether resources of the kind are KMS keys.
+func (k Kind) IsKey() bool {
+	return k == TopicKey || k == QueueKey || k == ResponseKey || k == BucketKey
+}
+
+// The data path's actions: the only ones a principal that is not an
+// administrator is ever let take on a channel resource (which principal may
+// take which is the channel's business; see erasurecheck's access matrix).
+var (
+	// TopicData: the account service publishes; a store account's deployer
+	// subscribes its queue.
+	TopicData = []string{"sns:Publish", "sns:Subscribe"}
+	// QueueConsume: the handler's event source takes requests with these.
+	QueueConsume = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"}
+	// QueueData: consuming, sending (SNS, pass two, answers) and the
+	// attributes an event source reads.
+	QueueData = []string{"sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"}
+	// KeyUse: what SNS and SQS call a key with for their callers.
+	KeyUse = []string{"kms:Decrypt", "kms:GenerateDataKey"}
+	// BucketList and ObjectData: what the bitmap library issues.
+	BucketList = []string{"s3:ListBucket", "s3:ListBucketVersions"}
+	ObjectData = []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:GetObjectVersion", "s3:DeleteObjectVersion", "s3:AbortMultipartUpload"}
+)
+
+// Catalogue is every action of the resource's service that reads, writes or
+// deletes it or its data, or changes its policy, attributes, tags or state
+// (the Service Authorization Reference's actions whose resource type is this
+// kind). The access matrix asks each of them of every principal class.
+var Catalogue = map[Kind][]string{
+	Topic:         topicActions,
+	TopicKey:      keyActions,
+	Queue:         queueActions,
+	DeadLetters:   queueActions,
+	QueueKey:      keyActions,
+	ResponseQueue: queueActions,
+	ResponseDLQ:   queueActions,
+	ResponseKey:   keyActions,
+	Bucket:        bucketActions,
+	BucketObjects: objectActions,
+	BucketKey:     keyActions,
+}
+
+var topicActions = []string{
+	"sns:AddPermission", "sns:ConfirmSubscription", "sns:DeleteTopic", "sns:GetDataProtectionPolicy",
+	"sns:GetTopicAttributes", "sns:ListSubscriptionsByTopic", "sns:ListTagsForResource", "sns:Publish",
+	"sns:PutDataProtectionPolicy", "sns:RemovePermission", "sns:SetTopicAttributes", "sns:Subscribe",
+	"sns:TagResource", "sns:UntagResource",
+}
+
+var queueActions = []string{
+	"sqs:AddPermission", "sqs:CancelMessageMoveTask", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage",
+	"sqs:DeleteQueue", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ListDeadLetterSourceQueues",
+	"sqs:ListMessageMoveTasks", "sqs:ListQueueTags", "sqs:PurgeQueue", "sqs:ReceiveMessage",
+	"sqs:RemovePermission", "sqs:SendMessage", "sqs:SetQueueAttributes", "sqs:StartMessageMoveTask",
+	"sqs:TagQueue", "sqs:UntagQueue",
+}
+
+var keyActions = []string{
+	"kms:CancelKeyDeletion", "kms:CreateAlias", "kms:CreateGrant", "kms:Decrypt", "kms:DeleteAlias",
+	"kms:DeleteImportedKeyMaterial", "kms:DeriveSharedSecret", "kms:DescribeKey", "kms:DisableKey",
+	"kms:DisableKeyRotation", "kms:EnableKey", "kms:EnableKeyRotation", "kms:Encrypt", "kms:GenerateDataKey",
+	"kms:GenerateDataKeyPair", "kms:GenerateDataKeyPairWithoutPlaintext", "kms:GenerateDataKeyWithoutPlaintext",
+	"kms:GenerateMac", "kms:GetKeyPolicy", "kms:GetKeyRotationStatus", "kms:GetParametersForImport",
+	"kms:GetPublicKey", "kms:ImportKeyMaterial", "kms:ListGrants", "kms:ListKeyPolicies", "kms:ListKeyRotations",
+	"kms:ListResourceTags", "kms:PutKeyPolicy", "kms:ReEncryptFrom", "kms:ReEncryptTo", "kms:ReplicateKey",
+	"kms:RetireGrant", "kms:RevokeGrant", "kms:RotateKeyOnDemand", "kms:ScheduleKeyDeletion", "kms:Sign",
+	"kms:TagResource", "kms:UntagResource", "kms:UpdateAlias", "kms:UpdateKeyDescription",
+	"kms:UpdatePrimaryRegion", "kms:Verify", "kms:VerifyMac",
+}
+
+var bucketActions = []string{
+	"s3:DeleteBucket", "s3:DeleteBucketPolicy", "s3:GetBucketAcl", "s3:GetBucketPolicy", "s3:GetBucketVersioning",
+	"s3:GetEncryptionConfiguration", "s3:GetLifecycleConfiguration", "s3:GetReplicationConfiguration",
+	"s3:ListBucket", "s3:ListBucketMultipartUploads", "s3:ListBucketVersions", "s3:PutBucketAcl",
+	"s3:PutBucketLogging", "s3:PutBucketNotification", "s3:PutBucketObjectLockConfiguration",
+	"s3:PutBucketOwnershipControls", "s3:PutBucketPolicy", "s3:PutBucketPublicAccessBlock", "s3:PutBucketTagging",
+	"s3:PutBucketVersioning", "s3:PutEncryptionConfiguration", "s3:PutIntelligentTieringConfiguration",
+	"s3:PutInventoryConfiguration", "s3:PutLifecycleConfiguration", "s3:PutReplicationConfiguration",
+}
+
+var objectActions = []string{
+	"s3:AbortMultipartUpload", "s3:BypassGovernanceRetention", "s3:DeleteObject", "s3:DeleteObjectTagging",
+	"s3:DeleteObjectVersion", "s3:DeleteObjectVersionTagging", "s3:GetObject", "s3:GetObjectAcl",
+	"s3:GetObjectAttributes", "s3:GetObjectTagging", "s3:GetObjectVersion", "s3:GetObjectVersionAcl",
+	"s3:GetObjectVersionAttributes", "s3:GetObjectVersionTagging", "s3:ListMultipartUploadParts",
+	"s3:PutObject", "s3:PutObjectAcl", "s3:PutObjectLegalHold", "s3:PutObjectRetention", "s3:PutObjectTagging",
+	"s3:PutObjectVersionAcl", "s3:PutObjectVersionTagging", "s3:ReplicateDelete", "s3:ReplicateObject",
+	"s3:RestoreObject",
+}
+
+// DefaultAdministrators is whom the channel takes for the administrators of
+// its resources in one account when none are declared: the CloudFormation
+// execution role of CDK's default bootstrap (any qualifier), which creates,
+// updates and deletes every resource of a `cdk deploy`. Only administrators
+// may change a channel resource's policy or attributes, delete it, or use an
+// action off the data path.
+func DefaultAdministrators(partition, account, region string) string {
+	return fmt.Sprintf("arn:%s:iam::%s:role/cdk-*-cfn-exec-role-%s-%s", partition, account, account, region)
+}
+
+// Metadata keys the constructs mark the channel's resources with, so that
+// the access matrix knows what was declared, not only what was written.
+const (
+	// PublishersMetadataKey (on the topic): the declared publishers' ARNs.
+	PublishersMetadataKey = "erasure:publishers"
+	// ReadersMetadataKey (on the response queue): the declared readers' ARNs.
+	ReadersMetadataKey = "erasure:readers"
+	// AdministratorsMetadataKey (on every locked resource): the declared
+	// administrators' ARN patterns.
+	AdministratorsMetadataKey = "erasure:administrators"
+	// KindMetadataKey (on every locked resource): its Kind.
+	KindMetadataKey = "erasure:kind"
+)
