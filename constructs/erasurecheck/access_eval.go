@@ -3,6 +3,8 @@ package erasurecheck
 import (
 	"fmt"
 	"strings"
+
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 )
 
 // Decision is what IAM would answer to one request, as far as the
@@ -19,6 +21,8 @@ const (
 // principal is who makes a request: a role (its identity policies are
 // known) or a service.
 type principal struct {
+	name     string   // its class's name in the matrix (handler/space, other/222222222222, …)
+	class    string   // its class (classHandler, classOther, …)
 	aliases  []string // every identity a policy can name it by: its ARN, its reference
 	account  string
 	service  string // e.g. sns.amazonaws.com; "" for an IAM principal
@@ -27,13 +31,18 @@ type principal struct {
 
 // target is what a request reaches: a queue, topic, key, bucket or object.
 type target struct {
-	aliases []string // its ARN and reference, or patterns over them
-	account string
-	policy  []statement // its resource policy (queue, topic, bucket or key policy)
-	isKey   bool        // KMS: the key policy must allow, or delegate to the account
-	via     string      // for a key: the service its callers use it through (kms:ViaService)
-	t       *template   // where it is
-	id      string      // its logical id
+	name     string             // its name in the matrix (queue/space, response-queue, …)
+	kind     channelpolicy.Kind // what it is on the channel's path
+	store    string             // the store it belongs to, "" for the channel's own
+	admins   []string           // the ARN patterns of its administrators
+	aliases  []string           // its ARN and reference, or patterns over them
+	account  string
+	policy   []statement // its resource policy (queue, topic, bucket or key policy)
+	isKey    bool        // KMS: the key policy must allow, or delegate to the account
+	via      string      // for a key: the service its callers use it through (kms:ViaService)
+	conflict string      // why its resource policy cannot be known (two policies set it), or ""
+	t        *template   // where it is
+	id       string      // its logical id
 }
 
 // request is one call: principal p calls action on r, with the request
@@ -68,6 +77,9 @@ const (
 // policy must allow the principal or delegate to its account (then the
 // identity policy decides), whatever the account.
 func (a *assembly) evaluate(q request) verdict {
+	if q.r.conflict != "" {
+		return verdict{Undecided, q.r.conflict}
+	}
 	var unknownDeny, unknownAllow string      // statements whose conditions the evaluator cannot judge
 	var idAllow, resDirect, resAccount string // the statements that allow, "" if none
 	consider := func(stmts []statement, resourcePolicy bool) *verdict {
@@ -166,16 +178,22 @@ func (s statement) describe(i int) string {
 // resource-policy statement names the principal itself (or everyone), not
 // only its account.
 func (a *assembly) applies(s statement, q request, resourcePolicy bool) (m match, direct bool) {
-	if s.NotPrincipal != nil {
-		return unknownMatch, false
-	}
 	if !s.hasAction(q.action) {
 		return noMatch, false
 	}
 	if (s.Resource != nil || s.NotResource != nil) && !a.covers(s, q.r.aliases) {
 		return noMatch, false
 	}
-	if resourcePolicy {
+	switch {
+	case s.NotPrincipal != nil && !resourcePolicy:
+		return unknownMatch, false // not valid in an identity policy
+	case s.NotPrincipal != nil:
+		// Every principal but those listed (by ARN, service or account).
+		if excluded, _ := a.principalMatches(statement{t: s.t, Principal: s.NotPrincipal}, q.p); excluded {
+			return noMatch, false
+		}
+		direct = true
+	case resourcePolicy:
 		var ok bool
 		if ok, direct = a.principalMatches(s, q.p); !ok {
 			return noMatch, false
@@ -239,12 +257,18 @@ func (a *assembly) conditionsHold(s statement, ctx map[string][]string) match {
 			negated := strings.Contains(name, "not")
 			var eq func(w, h string) bool
 			switch strings.Replace(name, "not", "", 1) {
-			case "stringequals", "bool":
+			case "stringequals":
 				eq = func(w, h string) bool { return w == h }
+			case "bool":
+				eq = strings.EqualFold // "true" and "false", in any case
 			case "stringequalsignorecase":
 				eq = strings.EqualFold
-			case "stringlike", "arnlike", "arnequals":
+			case "stringlike":
 				eq = func(w, h string) bool { return coversAny(w, []string{h}) }
+			case "arnlike", "arnequals":
+				// IAM matches an ARN field by field: a wildcard never
+				// crosses a colon.
+				eq = func(w, h string) bool { return arnMatchAny(w, h) }
 			default:
 				return unknownMatch
 			}

@@ -2,11 +2,10 @@ package erasurecheck
 
 import (
 	"fmt"
-	"sort"
+	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
-
-	"github.com/linn-cloud/erasure-channel/contract"
 )
 
 // Cell is one row of the access matrix: may this principal take this action
@@ -14,8 +13,9 @@ import (
 // policies decide.
 type Cell struct {
 	Principal string   `json:"principal"` // e.g. handler/space, other/222222222222, sns/erasure-topic
-	Action    string   `json:"action"`
-	Resource  string   `json:"resource"` // e.g. queue/space, response-queue, bucket-objects/bitmaps
+	Class     string   `json:"class"`     // the principal's class: handler, declared, administrators, any-other-principal, …
+	Action    string   `json:"action"`    // sns:Subscribe(<endpoint class>) for a subscription`
+	Resource  string   `json:"resource"`  // e.g. queue/space, response-queue, bucket-objects/bitmaps
 	Want      Decision `json:"want"`
 	Got       Decision `json:"got"`
 	Because   string   `json:"because"` // the statement that decided, by stack, resource and Sid
@@ -29,9 +29,18 @@ func (c Cell) Holds() bool { return c.Want == c.Got }
 type AccessMatrix struct {
 	Cells []Cell
 
-	a          *assembly
-	principals map[string]*principal
-	targets    map[string]*target
+	a              *assembly
+	principals     map[string]*principal
+	principalOrder []string
+	targets        map[string]*target
+	order          []string // target names in the order found
+	handlers       map[string]*principal
+	decl           declared
+	channelAccount string
+	topicIdents    []string
+	storeNames     []string
+	counts         map[string]int
+	endpointOf     map[int]*endpoint // cell index -> its sns:Subscribe endpoint
 }
 
 // Failing returns the cells whose decision is not what the channel needs.
@@ -51,10 +60,43 @@ func (m *AccessMatrix) Failing() []Cell {
 // policies would deny fails locally too. An unknown name is Undecided.
 func (m *AccessMatrix) Decide(principalName, action, resourceName string) Decision {
 	p, r := m.principals[principalName], m.targets[resourceName]
+	if p == nil || r == nil || strings.EqualFold(action, "sns:Subscribe") {
+		return Undecided // a subscription is decided with its endpoint (DecideSubscribe)
+	}
+	return m.a.evaluate(m.request(p, action, r)).Decision
+}
+
+// DecideSubscribe decides an sns:Subscribe to the topic over protocol of an
+// endpoint: a queue of the matrix by its name (queue/space), or any other
+// endpoint as given (an SQS queue's ARN, a URL, …).
+func (m *AccessMatrix) DecideSubscribe(principalName, protocol, endpoint string) Decision {
+	p, r := m.principals[principalName], m.targets["topic"]
 	if p == nil || r == nil {
 		return Undecided
 	}
-	return m.a.evaluate(m.request(p, action, r)).Decision
+	q := m.request(p, "sns:Subscribe", r)
+	q.ctx["sns:protocol"] = []string{protocol}
+	q.ctx["sns:endpoint"] = []string{endpoint}
+	if t := m.targets[endpoint]; t != nil {
+		q.ctx["sns:endpoint"] = t.aliases
+	}
+	return m.a.evaluate(q).Decision
+}
+
+// RequestOf is the request a cell asked: for the cross-check against an
+// independent evaluator.
+func (m *AccessMatrix) requestOf(i int) request {
+	c := m.Cells[i]
+	action := c.Action
+	if j := strings.IndexByte(action, '('); j >= 0 {
+		action = action[:j]
+	}
+	q := m.request(m.principals[c.Principal], action, m.targets[c.Resource])
+	if e := m.endpointOf[i]; e != nil {
+		q.ctx["sns:protocol"] = []string{e.protocol}
+		q.ctx["sns:endpoint"] = e.values
+	}
+	return q
 }
 
 // Access builds the access matrix of cloud assembly directories (nested
@@ -67,103 +109,58 @@ func Access(paths []string, cfg Config) (*AccessMatrix, error) {
 	return a.accessMatrix(cfg), nil
 }
 
-// Names of the principals the matrix models besides the app's own roles.
-const (
-	AccountServicePrincipal = "account-service" // the channel account's publisher and response reader
-	ErasureTopicSNS         = "sns/erasure-topic"
-	otherTopicSNS           = "sns/another-topic/" // + account
-	otherPrincipal          = "other/"             // + account
-	handlerPrincipal        = "handler/"           // + store
-)
-
-// everything is the identity policy of a principal that its own account
-// lets do anything: only resource policies can keep it out.
-var everything = []statement{{Sid: "AllowEverything", Effect: "Allow", Action: "*", Resource: "*", from: "its own identity policy"}}
-
 func (a *assembly) accessMatrix(cfg Config) *AccessMatrix {
 	cfg.Access = false
 	return a.matrixFor(a.check(cfg).Stores, cfg)
 }
 
-// matrixFor builds the access matrix of the channel and the stores the check found.
-func (a *assembly) matrixFor(stores []Store, cfg Config) *AccessMatrix {
-	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{}}
-	topics := a.erasureTopics(cfg.TopicArns)
-
-	var channelAccount string
-	if tt, tid, ok := a.channelTopic(); ok {
-		channelAccount = tt.Account
-		m.targets["topic"] = a.policyTarget(tt, tid, "AWS::SNS::TopicPolicy", "Topics")
-		if k := a.keyTarget(tt, tt.Resources[tid].Properties["KmsMasterKeyId"], "sns"); k != nil {
-			m.targets["topic-key"] = k
-		}
-	} else if len(topics.idents) > 0 {
-		channelAccount = arnAccount(topics.idents[0])
-	}
-	accounts := []string{channelAccount}
-	for _, s := range stores {
-		t := a.templateAt(s.Template)
-		if t == nil {
-			continue
-		}
-		name := storeName(s)
-		accounts = append(accounts, t.Account)
-		m.targets["queue/"+name] = a.policyTarget(t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
-		if k := a.keyTarget(t, t.Resources[s.QueueID].Properties["KmsMasterKeyId"], "sqs"); k != nil {
-			m.targets["queue-key/"+name] = k
-		}
-		if b := s.Bitmap; b != nil {
-			m.targets["bucket/"+name] = a.policyTarget(b.t, b.BucketID, "AWS::S3::BucketPolicy", "Bucket")
-			objects := *m.targets["bucket/"+name]
-			objects.aliases = nil
-			for _, al := range aliases(b.t, b.BucketID) {
-				objects.aliases = append(objects.aliases, al+"/"+b.Prefix+"subject-probe/segments/s0.1.crbm")
-			}
-			m.targets["bucket-objects/"+name] = &objects
-			if k := a.keyTarget(b.t, a.bucketKeyValue(b), "s3"); k != nil {
-				m.targets["bucket-key/"+name] = k
-			}
-		}
-		if len(s.FunctionIDs) > 0 {
-			fn := t.Resources[s.FunctionIDs[0]]
-			m.principals[handlerPrincipal+name] = a.rolePrincipal(t, fn.Properties["Role"])
-			if _, ok := m.targets["response-queue"]; !ok {
-				if env, _ := dig(fn.Properties, "Environment", "Variables").(map[string]any); env != nil {
-					a.responseTargets(m, t, env[contract.EnvResponseQueueURL])
-				}
-			}
-		}
-	}
-	accounts = uniqueSorted(accounts)
-	if channelAccount != "" {
-		m.principals[AccountServicePrincipal] = &principal{account: channelAccount,
-			aliases:  []string{"arn:aws:iam::" + channelAccount + ":role/account-service"},
-			identity: []statement{{Sid: "GrantedOutsideThisApp", Effect: "Allow", Action: "*", Resource: "*", from: "the account service's identity policy"}}}
-	}
-	m.principals[ErasureTopicSNS] = &principal{service: "sns.amazonaws.com", account: channelAccount, aliases: topics.idents}
-	for _, acct := range accounts {
-		m.principals[otherTopicSNS+acct] = &principal{service: "sns.amazonaws.com", account: acct,
-			aliases: []string{fmt.Sprintf("arn:aws:sns:%s:%s:another-topic", a.region(), acct)}}
-		m.principals[otherPrincipal+acct] = &principal{account: acct,
-			aliases: []string{"arn:aws:iam::" + acct + ":role/not-a-store-handler"}, identity: everything}
-	}
-	m.Cells = m.cells(stores, accounts)
-	return m
-}
-
-// findings are the failing cells, each on the resource it reaches.
+// findings are the failing cells, one line per resource and kind of
+// failure (a widened policy fails many cells at once), on the resource they
+// reach, naming the first few cells.
 func (m *AccessMatrix) findings() Findings {
-	var out Findings
+	type group struct {
+		resource string
+		typ      timing.ProblemType
+	}
+	var order []group
+	cells := map[group][]Cell{}
 	for _, c := range m.Failing() {
-		r := m.targets[c.Resource]
-		typ, detail := timing.BreaksErasure, fmt.Sprintf("the channel needs it denied, and the synthesized policies allow it (%s): narrow the policy", c.Because)
+		typ := timing.BreaksErasure
 		switch {
 		case c.Got == Undecided:
-			typ, detail = timing.Invalid, fmt.Sprintf("the check cannot judge it (%s): use the condition operators the channel's policies use, or leave the statement out", c.Because)
+			typ = timing.Invalid
 		case c.Want == Allowed:
-			typ, detail = timing.Missing, fmt.Sprintf("the channel needs it allowed, and the synthesized policies deny it (%s): the data path fails at run time", c.Because)
+			typ = timing.Missing
 		}
-		out = append(out, Finding{Problem: timing.Problem{Path: "Access[" + c.Principal + " " + c.Action + " " + c.Resource + "]", Type: typ, Detail: detail},
+		g := group{c.Resource, typ}
+		if cells[g] == nil {
+			order = append(order, g)
+		}
+		cells[g] = append(cells[g], c)
+	}
+	var out Findings
+	for _, g := range order {
+		list := cells[g]
+		var names []string
+		for i, c := range list {
+			if i == 3 {
+				names = append(names, fmt.Sprintf("and %d more (erasurectl access --failing)", len(list)-3))
+				break
+			}
+			names = append(names, c.Principal+" "+c.Action)
+		}
+		first := list[0]
+		var detail string
+		switch g.typ {
+		case timing.Invalid:
+			detail = fmt.Sprintf("the check cannot judge %d cells (%s): %s; use the condition operators the channel's policies use, or leave the statement out", len(list), strings.Join(names, ", "), first.Because)
+		case timing.Missing:
+			detail = fmt.Sprintf("the channel needs %d cells allowed, and the synthesized policies deny them (%s; first: %s): the data path fails at run time", len(list), strings.Join(names, ", "), first.Because)
+		default:
+			detail = fmt.Sprintf("the channel needs %d cells denied, and the synthesized policies allow them (%s; first: %s): narrow the policy", len(list), strings.Join(names, ", "), first.Because)
+		}
+		r := m.targets[g.resource]
+		out = append(out, Finding{Problem: timing.Problem{Path: "Access[" + g.resource + "]", Type: g.typ, Detail: detail},
 			Stack: r.t.Stack, Template: r.t.Path, LogicalID: r.id})
 	}
 	return out
@@ -176,91 +173,24 @@ func storeName(s Store) string {
 	return s.Stack + "/" + s.QueueID
 }
 
-// cells lists what the channel needs allowed and what it needs denied.
-func (m *AccessMatrix) cells(stores []Store, accounts []string) []Cell {
-	var out []Cell
-	add := func(p, action, r string, want Decision) {
-		if m.principals[p] == nil || m.targets[r] == nil {
-			return
-		}
-		v := m.a.evaluate(m.request(m.principals[p], action, m.targets[r]))
-		out = append(out, Cell{Principal: p, Action: action, Resource: r, Want: want, Got: v.Decision, Because: v.Because})
-	}
-	acct := AccountServicePrincipal
-	add(acct, "sns:Publish", "topic", Allowed)
-	add(acct, "kms:GenerateDataKey", "topic-key", Allowed)
-	for _, act := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage"} {
-		add(acct, act, "response-queue", Allowed)
-	}
-	add(acct, "kms:Decrypt", "response-key", Allowed)
-	for _, x := range accounts {
-		add(otherPrincipal+x, "sqs:SendMessage", "response-queue", Denied)
-	}
-	names := make([]string, 0, len(stores))
-	for _, s := range stores {
-		names = append(names, storeName(s))
-	}
-	sort.Strings(names)
-	for _, s := range names {
-		h := handlerPrincipal + s
-		add(ErasureTopicSNS, "sqs:SendMessage", "queue/"+s, Allowed)
-		add(ErasureTopicSNS, "kms:GenerateDataKey", "queue-key/"+s, Allowed)
-		add(ErasureTopicSNS, "kms:Decrypt", "queue-key/"+s, Allowed)
-		for _, x := range accounts {
-			add(otherTopicSNS+x, "sqs:SendMessage", "queue/"+s, Denied)
-			add(otherTopicSNS+x, "kms:GenerateDataKey", "queue-key/"+s, Denied)
-		}
-		for _, act := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:SendMessage"} {
-			add(h, act, "queue/"+s, Allowed) // the event source reads with the handler's role; pass two re-sends
-		}
-		add(h, "kms:Decrypt", "queue-key/"+s, Allowed)
-		add(h, "kms:GenerateDataKey", "queue-key/"+s, Allowed)
-		add(h, "sqs:SendMessage", "response-queue", Allowed)
-		add(h, "kms:GenerateDataKey", "response-key", Allowed)
-		add(h, "kms:Decrypt", "response-key", Allowed)
-		for _, act := range []string{"s3:ListBucket", "s3:ListBucketVersions"} {
-			add(h, act, "bucket/"+s, Allowed)
-		}
-		for _, act := range []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:GetObjectVersion", "s3:DeleteObjectVersion"} {
-			add(h, act, "bucket-objects/"+s, Allowed)
-		}
-		add(h, "kms:Decrypt", "bucket-key/"+s, Allowed)
-		add(h, "kms:GenerateDataKey", "bucket-key/"+s, Allowed)
-		for _, x := range accounts {
-			for _, act := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage"} {
-				add(otherPrincipal+x, act, "queue/"+s, Denied)
-			}
-		}
-		for _, o := range names {
-			if o == s {
-				continue
-			}
-			for _, act := range []string{"sqs:ReceiveMessage", "sqs:SendMessage"} {
-				add(h, act, "queue/"+o, Denied)
-			}
-			add(h, "kms:Decrypt", "queue-key/"+o, Denied)
-			for _, act := range []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion"} {
-				add(h, act, "bucket-objects/"+o, Denied)
-			}
-			add(h, "s3:ListBucket", "bucket/"+o, Denied)
-			add(h, "kms:Decrypt", "bucket-key/"+o, Denied)
-		}
-	}
-	return out
-}
-
 // request builds the request context IAM would see for p calling action on
 // r: the principal's ARN and account, TLS, the topic SNS acts for, and for
 // KMS the service the key is used through.
 func (m *AccessMatrix) request(p *principal, action string, r *target) request {
 	ctx := map[string][]string{"aws:securetransport": {"true"}}
+	// An environment-agnostic stack's account is unknown: "*", as its own
+	// ${AWS::AccountId} renders, so that the two name the same account.
+	account := []string{orStar(p.account)}
 	if p.service != "" {
 		ctx["aws:sourcearn"] = p.aliases
-		ctx["aws:sourceaccount"] = []string{p.account}
+		ctx["aws:sourceaccount"] = account
+		ctx["aws:principalisawsservice"] = []string{"true"}
+		ctx["aws:principalservicename"] = []string{p.service}
 	} else {
 		ctx["aws:principalarn"] = p.aliases
-		ctx["aws:principalaccount"] = []string{p.account}
-		ctx["kms:calleraccount"] = []string{p.account}
+		ctx["aws:principalaccount"] = account
+		ctx["kms:calleraccount"] = account
+		ctx["aws:principalisawsservice"] = []string{"false"}
 	}
 	if r.isKey && p.service == "" {
 		ctx["kms:viaservice"] = []string{r.via + "." + m.a.region() + ".amazonaws.com"}
@@ -303,10 +233,23 @@ func (a *assembly) channelTopic() (*template, string, bool) {
 // policyType resource in its template whose listProp names it.
 func (a *assembly) policyTarget(t *template, id, policyType, listProp string) *target {
 	tg := &target{aliases: aliases(t, id), account: t.Account, t: t, id: id}
+	inline, inlineProp := map[string]string{"AWS::SQS::QueuePolicy": "AWS::SQS::QueueInlinePolicy", "AWS::SNS::TopicPolicy": "AWS::SNS::TopicInlinePolicy"}[policyType],
+		map[string]string{"AWS::SQS::QueuePolicy": "Queue", "AWS::SNS::TopicPolicy": "TopicArn"}[policyType]
+	var policies []string
 	for _, pid := range sortedIDs(t.Resources) {
-		if r := t.Resources[pid]; r.Type == policyType && (mentions(r.Properties[listProp], id) || refersTo(r.Properties[listProp], id)) {
+		r := t.Resources[pid]
+		switch {
+		case r.Type == policyType && (mentions(r.Properties[listProp], id) || refersTo(r.Properties[listProp], id)),
+			inline != "" && r.Type == inline && (refersTo(r.Properties[inlineProp], id) || a.ident(t, r.Properties[inlineProp]) == resIdent(t, id)):
 			tg.policy = append(tg.policy, labelled(statementsIn(t, r.Properties["PolicyDocument"]), t, pid)...)
+			policies = append(policies, pid)
 		}
+	}
+	if len(policies) > 1 {
+		// A queue, topic or bucket has one policy: each of these resources
+		// sets it whole, and whichever deploys last replaces the others.
+		tg.conflict = fmt.Sprintf("%d resource policies (%s) set the same policy: whichever deploys last replaces the others; merge them into one",
+			len(policies), strings.Join(policies, ", "))
 	}
 	return tg
 }
@@ -352,7 +295,7 @@ func (a *assembly) responseTargets(m *AccessMatrix, t *template, url any) {
 	if !ok {
 		return
 	}
-	m.targets["response-queue"] = a.policyTarget(qt, qid, "AWS::SQS::QueuePolicy", "Queues")
+	m.add("response-queue", channelpolicy.ResponseQueue, "", a.policyTarget(qt, qid, "AWS::SQS::QueuePolicy", "Queues"))
 	if k := a.keyTarget(qt, qt.Resources[qid].Properties["KmsMasterKeyId"], "sqs"); k != nil {
 		// A key's ARN is unknown before it is deployed: a store in another
 		// app names the response key by the ARN its channel's output gave.
@@ -361,7 +304,7 @@ func (a *assembly) responseTargets(m *AccessMatrix, t *template, url any) {
 		if k.account != "" && qt.Region != "" {
 			k.aliases = append(k.aliases, fmt.Sprintf("arn:aws:kms:%s:%s:key/*", qt.Region, k.account))
 		}
-		m.targets["response-key"] = k
+		m.add("response-key", channelpolicy.ResponseKey, "", k)
 	}
 }
 

@@ -235,9 +235,9 @@ func dumpSims(a *assembly) []any {
 		return map[string]any{"Version": "2012-10-17", "Statement": list}
 	}
 	var sims []any
-	for _, c := range m.Cells {
+	for i, c := range m.Cells {
 		p, r := m.principals[c.Principal], m.targets[c.Resource]
-		req := m.request(p, c.Action, r)
+		req := m.requestOf(i)
 		ctx := map[string]any{}
 		for k, v := range req.ctx {
 			var vals []string
@@ -274,7 +274,7 @@ func dumpSims(a *assembly) []any {
 		sim := map[string]any{
 			"cell": c,
 			"simulation": map[string]any{
-				"request": map[string]any{"principal": principalArn, "action": c.Action,
+				"request": map[string]any{"principal": principalArn, "action": req.action,
 					"resource": map[string]any{"resource": resArn, "accountId": r.account}, "contextVariables": ctx},
 				"identityPolicies":        []any{},
 				"serviceControlPolicies":  []any{},

@@ -1,8 +1,8 @@
 package erasurecheck
 
 import (
+	"encoding/json"
 	"fmt"
-	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -174,15 +174,24 @@ func aliases(t *template, id string) []string {
 	out := []string{resIdent(t, id)}
 	r := t.Resources[id]
 	name := func(key string) string { s, _ := r.Properties[key].(string); return s }
-	known := t.Account != "" && t.Region != ""
+	// In an environment-agnostic stack the account and region are unknown:
+	// the ARN is then a pattern over them ("*"), as the stack's own
+	// ${AWS::AccountId} and ${AWS::Region} render.
+	region, account := t.Region, t.Account
+	if region == "" {
+		region = "*"
+	}
+	if account == "" {
+		account = "*"
+	}
 	switch r.Type {
 	case "AWS::SQS::Queue":
-		if n := name("QueueName"); n != "" && known {
-			out = append(out, fmt.Sprintf("arn:aws:sqs:%s:%s:%s", t.Region, t.Account, n))
+		if n := name("QueueName"); n != "" {
+			out = append(out, fmt.Sprintf("arn:aws:sqs:%s:%s:%s", region, account, n))
 		}
 	case "AWS::SNS::Topic":
-		if n := name("TopicName"); n != "" && known {
-			out = append(out, fmt.Sprintf("arn:aws:sns:%s:%s:%s", t.Region, t.Account, n))
+		if n := name("TopicName"); n != "" {
+			out = append(out, fmt.Sprintf("arn:aws:sns:%s:%s:%s", region, account, n))
 		}
 	case "AWS::S3::Bucket":
 		if n := name("BucketName"); n != "" {
@@ -217,7 +226,9 @@ func arnAccount(s string) string {
 	return f[4]
 }
 
-// globMatch matches an IAM resource or action pattern (* and ?) against s.
+// globMatch matches an IAM resource or action pattern against s: "*" is any
+// run of characters (colons and slashes included) and "?" any one character;
+// nothing else is special ("[" is a character like any other).
 func globMatch(pattern, s string) bool {
 	if pattern == "" {
 		return false
@@ -225,8 +236,52 @@ func globMatch(pattern, s string) bool {
 	if !strings.ContainsAny(pattern, "*?") {
 		return pattern == s
 	}
-	ok, err := path.Match(strings.ReplaceAll(pattern, "/", "\x00"), strings.ReplaceAll(s, "/", "\x00"))
-	return err == nil && ok
+	// Iterative wildcard matching with one backtrack point.
+	p, i, star, mark := 0, 0, -1, 0
+	for i < len(s) {
+		switch {
+		case p < len(pattern) && pattern[p] == '*':
+			star, mark = p, i
+			p++
+		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == s[i]):
+			p, i = p+1, i+1
+		case star >= 0:
+			p, mark = star+1, mark+1
+			i = mark
+		default:
+			return false
+		}
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
+}
+
+// arnMatch matches an ARN pattern against an ARN as IAM's Arn* condition
+// operators do: the six colon-separated fields one by one (the last may hold
+// colons), each with "*" and "?" wildcards that stay within the field. A
+// value that is not an ARN (a reference to a resource) is matched whole.
+func arnMatch(pattern, s string) bool {
+	if !strings.HasPrefix(pattern, "arn:") || !strings.HasPrefix(s, "arn:") {
+		return globMatch(pattern, s) // a reference to a resource of the app
+	}
+	pf, sf := strings.SplitN(pattern, ":", 6), strings.SplitN(s, ":", 6)
+	if len(pf) != 6 || len(sf) != 6 {
+		return false // not an ARN: IAM matches nothing
+	}
+	for i := range pf {
+		if pf[i] != sf[i] && !globMatch(pf[i], sf[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// arnMatchAny is arnMatch, either way round when the value is itself a
+// pattern (a plain template's unknown account or region).
+func arnMatchAny(pattern, s string) bool {
+	return arnMatch(pattern, s) || strings.Contains(s, "*") && arnMatch(s, pattern)
 }
 
 // coversAny says whether a statement resource pattern names one of targets.
@@ -254,4 +309,19 @@ func uniqueSorted(in []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// jsonObject is v as an object: a map, or a JSON string that holds one (as
+// CloudFormation takes RedrivePolicy); nil otherwise.
+func jsonObject(v any) map[string]any {
+	switch x := v.(type) {
+	case map[string]any:
+		return x
+	case string:
+		var m map[string]any
+		if json.Unmarshal([]byte(x), &m) == nil {
+			return m
+		}
+	}
+	return nil
 }

@@ -1,0 +1,813 @@
+package erasurecheck
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
+	"github.com/linn-cloud/erasure-channel/contract"
+)
+
+// The access matrix is complete by construction: its principals are not a
+// list of cases but the equivalence classes the policies themselves draw.
+//
+//   - Every principal the app builds (each IAM role, with its real identity
+//     policies) and every principal the channel declares (publishers, readers).
+//   - For every account involved (the stacks', the roster's, every account a
+//     policy names) and for one account no policy names: a principal that
+//     matches none of the named principals or patterns, whose own account
+//     lets it do anything ("*" on "*"), so that only resource policies can
+//     keep it out. It stands for every unnamed principal of its account.
+//   - For every ARN pattern a policy names (aws:PrincipalArn, Principal): a
+//     principal in that pattern's region that is named by no exact ARN (for
+//     example role/cdk-*-cfn-exec-role-… minus every known role), also allowed
+//     everything by its own account. The administrators are such a region.
+//   - The erasure topic's SNS, SNS for another topic of every account, and
+//     every service principal a policy names, acting for a source in every
+//     account.
+//
+// An app role that a resource's policy does not name and whose identity does
+// not reach the resource is decided by the witness of its account with the
+// same standing towards that policy's patterns (it cannot do more: the
+// witness's identity allows everything); where no witness has that standing,
+// the role itself is evaluated. So every principal of every account is
+// decided, without deciding every role against every resource.
+//
+// Every action of the channel's services that reaches a resource kind
+// (channelpolicy.Catalogue) is asked, and sns:Subscribe once per endpoint
+// class (each roster queue, a queue of every account, every other protocol).
+// A cell is needed (Allowed) only where the channel's path needs it; every
+// other cell must be Denied, and a cell the evaluator cannot decide fails.
+
+// Names of the principal classes the matrix derives besides the app's roles.
+const (
+	AccountServicePrincipal = "account-service" // the channel's first declared publisher
+	ErasureTopicSNS         = "sns/erasure-topic"
+	otherTopicSNS           = "sns/another-topic/" // + account
+	otherPrincipal          = "other/"             // + account: any unnamed principal of it
+	adminPrincipal          = "admin/"             // + account: its administrators' region
+	patternPrincipal        = "pattern/"           // + account + "/" + instance
+	servicePrincipal        = "service/"           // + service + "/" + account
+	handlerPrincipal        = "handler/"           // + store
+	anyAccountLabel         = "any-account"
+)
+
+// everything is the identity policy of a principal that its own account
+// lets do anything: only resource policies can keep it out.
+var everything = []statement{{Sid: "AllowEverything", Effect: "Allow", Action: "*", Resource: "*", from: "its own identity policy"}}
+
+// Classes of principal, for the counts erasurectl access prints.
+const (
+	classHandler   = "handler"
+	classDeclared  = "declared"
+	classRole      = "app-role"
+	classAdmin     = "administrators"
+	classOther     = "any-other-principal"
+	classPattern   = "pattern-region"
+	classService   = "service"
+	classTopicSNS  = "erasure-topic-sns"
+	classOtherSNS  = "another-topic-sns"
+	defaultRegionW = "*"
+)
+
+// endpoint is one class of sns:Subscribe endpoint.
+type endpoint struct {
+	label    string // queue/space, sqs-queue-of/<account>, https, …
+	protocol string
+	values   []string // sns:Endpoint values
+	queue    *target  // the roster queue it is, or nil
+	account  string   // the account of an SQS endpoint
+}
+
+// declared is what the channel declares of its principals (its constructs'
+// metadata), against which every cell is judged.
+type declared struct {
+	publishers []string
+	readers    []string
+	roster     map[string]bool // store names
+}
+
+// matrixFor builds the access matrix of the channel and the stores the check found.
+func (a *assembly) matrixFor(stores []Store, cfg Config) *AccessMatrix {
+	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{}, counts: map[string]int{},
+		handlers: map[string]*principal{}, endpointOf: map[int]*endpoint{}, decl: declared{roster: map[string]bool{}}}
+	m.findTargets(stores, cfg)
+	m.findPrincipals(stores)
+	m.evaluateAll()
+	return m
+}
+
+// add names a target of kind for store ("" for the channel's own).
+func (m *AccessMatrix) add(name string, kind channelpolicy.Kind, store string, t *target) {
+	if t == nil {
+		return
+	}
+	t.name, t.kind, t.store = name, kind, store
+	t.admins = m.a.administratorsOf(t)
+	m.targets[name] = t
+	m.order = append(m.order, name)
+}
+
+func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
+	a := m.a
+	topics := a.erasureTopics(cfg.TopicArns)
+	m.topicIdents = topics.idents
+	if tt, tid, ok := a.channelTopic(); ok {
+		m.channelAccount = tt.Account
+		m.add("topic", channelpolicy.Topic, "", a.policyTarget(tt, tid, "AWS::SNS::TopicPolicy", "Topics"))
+		m.add("topic-key", channelpolicy.TopicKey, "", a.keyTarget(tt, tt.Resources[tid].Properties["KmsMasterKeyId"], "sns"))
+		m.decl.publishers = a.metadataList(tt, tid, channelpolicy.PublishersMetadataKey)
+	} else if len(topics.idents) > 0 {
+		m.channelAccount = arnAccount(topics.idents[0])
+	}
+	for _, s := range stores {
+		t := a.templateAt(s.Template)
+		if t == nil {
+			continue
+		}
+		name := storeName(s)
+		m.storeNames = append(m.storeNames, name)
+		m.add("queue/"+name, channelpolicy.Queue, name, a.policyTarget(t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues"))
+		if s.DeadLetterID != "" {
+			m.add("dlq/"+name, channelpolicy.DeadLetters, name, a.policyTarget(t, s.DeadLetterID, "AWS::SQS::QueuePolicy", "Queues"))
+		}
+		m.add("queue-key/"+name, channelpolicy.QueueKey, name, a.keyTarget(t, t.Resources[s.QueueID].Properties["KmsMasterKeyId"], "sqs"))
+		if b := s.Bitmap; b != nil {
+			bucket := a.policyTarget(b.t, b.BucketID, "AWS::S3::BucketPolicy", "Bucket")
+			objects := *bucket
+			objects.aliases = nil
+			for _, al := range aliases(b.t, b.BucketID) {
+				objects.aliases = append(objects.aliases, al+"/"+b.Prefix+"subject-probe/segments/s0.1.crbm")
+			}
+			m.add("bucket/"+name, channelpolicy.Bucket, name, bucket)
+			m.add("bucket-objects/"+name, channelpolicy.BucketObjects, name, &objects)
+			m.add("bucket-key/"+name, channelpolicy.BucketKey, name, a.keyTarget(b.t, a.bucketKeyValue(b), "s3"))
+		}
+		if len(s.FunctionIDs) > 0 {
+			fn := t.Resources[s.FunctionIDs[0]]
+			m.handlers[name] = a.rolePrincipal(t, fn.Properties["Role"])
+			if _, ok := m.targets["response-queue"]; !ok {
+				if env, _ := dig(fn.Properties, "Environment", "Variables").(map[string]any); env != nil {
+					a.responseTargets(m, t, env[contract.EnvResponseQueueURL])
+				}
+			}
+		}
+	}
+	if _, ok := m.targets["response-queue"]; !ok {
+		a.responseByMetadata(m)
+	}
+	if rq := m.targets["response-queue"]; rq != nil {
+		m.decl.readers = a.metadataList(rq.t, rq.id, channelpolicy.ReadersMetadataKey)
+		for _, n := range stringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]) {
+			m.decl.roster[n] = true
+		}
+		if dt, did, ok := a.resourceOf(a.ident(rq.t, dig(a.redrive(rq.t.Resources[rq.id].Properties), "deadLetterTargetArn"))); ok {
+			m.add("response-dlq", channelpolicy.ResponseDLQ, "", a.policyTarget(dt, did, "AWS::SQS::QueuePolicy", "Queues"))
+		}
+	}
+	if len(m.decl.readers) == 0 {
+		m.decl.readers = m.decl.publishers
+	}
+	sort.Strings(m.storeNames)
+}
+
+// redrive is a queue's RedrivePolicy as an object (CloudFormation also
+// takes it as a JSON string).
+func (a *assembly) redrive(props map[string]any) map[string]any {
+	return jsonObject(props["RedrivePolicy"])
+}
+
+// responseByMetadata finds the response queue of a channel in this app by
+// the kind its construct marked it with.
+func (a *assembly) responseByMetadata(m *AccessMatrix) {
+	for _, t := range a.templates {
+		for _, id := range sortedIDs(t.Resources) {
+			r := t.Resources[id]
+			if r.Type == "AWS::SQS::Queue" && r.Metadata[channelpolicy.KindMetadataKey] == string(channelpolicy.ResponseQueue) {
+				a.responseTargets(m, t, map[string]any{"Ref": id})
+				return
+			}
+		}
+	}
+}
+
+// metadataList renders a resource's metadata list (ARNs, possibly built
+// with intrinsics).
+func (a *assembly) metadataList(t *template, id, key string) []string {
+	var out []string
+	for _, v := range listOf(t.Resources[id].Metadata[key]) {
+		if s := a.resourcePattern(t, v); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// administratorsOf is the ARN patterns the target's construct declared for
+// its administrators, or the default administrators of its account.
+func (a *assembly) administratorsOf(t *target) []string {
+	if t.t != nil {
+		if list := a.metadataList(t.t, t.id, channelpolicy.AdministratorsMetadataKey); len(list) > 0 {
+			return list
+		}
+	}
+	acct, region := orStar(t.account), defaultRegionW
+	if t.t != nil && t.t.Region != "" {
+		region = t.t.Region
+	}
+	return []string{channelpolicy.DefaultAdministrators("aws", acct, region)}
+}
+
+func orStar(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}
+
+// findPrincipals derives the principal classes from the policies.
+func (m *AccessMatrix) findPrincipals(stores []Store) {
+	a := m.a
+	region := a.region()
+	// The app's roles, handlers first under their store's name.
+	byAlias := map[string]*principal{}
+	for name, p := range m.handlers {
+		p.name, p.class = handlerPrincipal+name, classHandler
+		m.addPrincipal(p)
+		for _, al := range p.aliases {
+			byAlias[al] = p
+		}
+	}
+	for _, t := range a.templates {
+		for _, id := range sortedIDs(t.Resources) {
+			if t.Resources[id].Type != "AWS::IAM::Role" {
+				continue
+			}
+			if byAlias[resIdent(t, id)] != nil {
+				continue
+			}
+			p := a.rolePrincipal(t, map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
+			p.name, p.class = "role/"+t.Stack+"/"+id, classRole
+			m.addPrincipal(p)
+		}
+	}
+	// The declared principals, granted outside the app: their identity lets
+	// them do anything, so that only the resource policies decide.
+	for i, arn := range uniqueSorted(append(append([]string{}, m.decl.publishers...), m.decl.readers...)) {
+		name := fmt.Sprintf("declared/%d", i+1)
+		if len(m.decl.publishers) > 0 && arn == m.decl.publishers[0] {
+			name = AccountServicePrincipal
+		}
+		m.addPrincipal(&principal{name: name, class: classDeclared, account: arnAccount(arn), aliases: []string{arn}, identity: everything})
+	}
+	// Accounts, services and patterns the policies mention.
+	accounts := map[string]bool{m.channelAccount: true}
+	services := map[string]bool{"sns.amazonaws.com": true, "events.amazonaws.com": true}
+	var patterns []string
+	note := func(v string) {
+		switch {
+		case v == "" || v == "*":
+		case strings.HasPrefix(v, "arn:"):
+			if acct := arnAccount(v); acct != "" && acct != "*" && !strings.ContainsAny(acct, "*?") {
+				accounts[acct] = true
+			}
+			// A pattern draws a region only through its resource part: a
+			// wildcard partition, account or region is an unknown of an
+			// environment-agnostic stack, not a set of principals.
+			if f := strings.SplitN(v, ":", 6); len(f) == 6 && f[2] == "iam" && strings.ContainsAny(f[5], "*?") {
+				patterns = append(patterns, v)
+			}
+		case len(v) == 12 && isDigits(v):
+			accounts[v] = true
+		}
+	}
+	for _, name := range m.order {
+		t := m.targets[name]
+		accounts[t.account] = true
+		for _, s := range t.policy {
+			pm, _ := s.Principal.(map[string]any)
+			if s.Principal == nil {
+				pm, _ = s.NotPrincipal.(map[string]any)
+			}
+			for _, sv := range stringsOf(pm["Service"]) {
+				services[sv] = true
+			}
+			for _, v := range listOf(pm["AWS"]) {
+				note(a.resourcePattern(s.t, v))
+			}
+			for _, block := range s.Condition {
+				bm, _ := block.(map[string]any)
+				for k, vals := range bm {
+					if lk := strings.ToLower(k); lk == "aws:principalarn" || lk == "aws:principalaccount" || lk == "aws:sourceaccount" {
+						for _, v := range listOf(vals) {
+							note(a.resourcePattern(s.t, v))
+						}
+					}
+				}
+			}
+		}
+		for _, adm := range t.admins {
+			patterns = append(patterns, adm)
+		}
+	}
+	for _, p := range m.principals {
+		note(p.account)
+	}
+	delete(accounts, "")
+	accountList := sortedKeys(accounts)
+	if len(accountList) == 0 {
+		accountList = []string{""} // environment-agnostic: one account
+	}
+	fresh := freshAccount(accounts)
+	known := m.knownARNs()
+	// Any other principal of each account, and of an account nobody names.
+	for _, acct := range append(append([]string{}, accountList...), fresh) {
+		label := acct
+		if acct == fresh {
+			label = anyAccountLabel
+		}
+		arn := witnessARN("arn:aws:iam::"+orStar(acct)+":role/erasure-witness", patterns, known)
+		m.addPrincipal(&principal{name: otherPrincipal + orLabel(label), class: classOther, account: acct, aliases: []string{arn}, identity: everything})
+		m.addPrincipal(&principal{name: otherTopicSNS + orLabel(label), class: classOtherSNS, service: "sns.amazonaws.com", account: acct,
+			aliases: []string{fmt.Sprintf("arn:aws:sns:%s:%s:erasure-witness-topic", region, orStar(acct))}})
+		for _, svc := range sortedKeys(services) {
+			if svc == "sns.amazonaws.com" {
+				continue
+			}
+			prefix, _, _ := strings.Cut(svc, ".")
+			m.addPrincipal(&principal{name: servicePrincipal + svc + "/" + orLabel(label), class: classService, service: svc, account: acct,
+				aliases: []string{fmt.Sprintf("arn:aws:%s:%s:%s:erasure-witness", prefix, region, orStar(acct))}})
+		}
+	}
+	// A witness for each region a pattern draws: the administrators', and
+	// any other pattern's.
+	seen := map[string]bool{}
+	for _, pat := range uniqueSorted(patterns) {
+		f := strings.SplitN(pat, ":", 6)
+		if len(f) != 6 || !strings.ContainsAny(f[5], "*?") {
+			continue
+		}
+		for _, a := range patternAccounts(f[4], accountList, m.agnostic()) {
+			inst := instantiate("arn:aws:iam::"+orStar(a)+":"+f[5], known)
+			if inst == "" || seen[inst] {
+				continue
+			}
+			seen[inst] = true
+			class, name := classPattern, patternPrincipal+orLabel(a)+"/"+inst[strings.LastIndex(inst, "/")+1:]
+			if m.isAdministratorARN(inst, a) {
+				class, name = classAdmin, adminPrincipal+orLabel(a)
+				if m.principals[name] != nil {
+					name += "/" + inst[strings.LastIndex(inst, "/")+1:]
+				}
+			}
+			m.addPrincipal(&principal{name: name, class: class, account: a, aliases: []string{inst}, identity: everything})
+		}
+	}
+	m.addPrincipal(&principal{name: ErasureTopicSNS, class: classTopicSNS, service: "sns.amazonaws.com", account: m.channelAccount, aliases: m.topicIdents})
+}
+
+// agnostic says whether the channel's resources are in environment-agnostic
+// stacks (account unknown at synth).
+func (m *AccessMatrix) agnostic() bool {
+	for _, name := range m.order {
+		if m.targets[name].account == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func orLabel(acct string) string {
+	if acct == "" {
+		return "this-account"
+	}
+	return acct
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// freshAccount is an account id no policy names.
+func freshAccount(accounts map[string]bool) string {
+	for n := 999999999999; ; n-- {
+		s := fmt.Sprint(n)
+		if !accounts[s] {
+			return s
+		}
+	}
+}
+
+// patternAccounts are the accounts a pattern's account field covers. In an
+// environment-agnostic app (its stacks' account unknown), a wildcard
+// account is the stacks' own ${AWS::AccountId}: the app is taken to deploy
+// to one account.
+func patternAccounts(acct string, accounts []string, agnostic bool) []string {
+	if !strings.ContainsAny(acct, "*?") {
+		return []string{acct}
+	}
+	if agnostic {
+		return []string{""}
+	}
+	var out []string
+	for _, a := range accounts {
+		if globMatch(acct, orStar(a)) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// instantiate turns an ARN pattern into a principal in its region that is
+// no known principal: each wildcard becomes a fresh name.
+func instantiate(pattern string, known map[string]bool) string {
+	prefix, res := pattern[:strings.LastIndex(pattern, ":")+1], pattern[strings.LastIndex(pattern, ":")+1:]
+	for _, fill := range []string{"w", "witness", "erasure-witness-x"} {
+		arn := prefix + strings.NewReplacer("*", fill, "?", "w").Replace(res)
+		if !known[arn] {
+			return arn
+		}
+	}
+	return ""
+}
+
+// witnessARN is base, changed until it matches none of the patterns and is
+// no known principal.
+func witnessARN(base string, patterns []string, known map[string]bool) string {
+	for i := 0; ; i++ {
+		arn := base
+		if i > 0 {
+			arn = fmt.Sprintf("%s-%d", base, i)
+		}
+		hit := known[arn]
+		for _, p := range patterns {
+			hit = hit || globMatch(p, arn)
+		}
+		if !hit || i > 20 {
+			return arn
+		}
+	}
+}
+
+// knownARNs are the literal ARNs of every principal found so far.
+func (m *AccessMatrix) knownARNs() map[string]bool {
+	out := map[string]bool{}
+	for _, p := range m.principals {
+		for _, al := range p.aliases {
+			out[al] = true
+		}
+	}
+	return out
+}
+
+func (m *AccessMatrix) addPrincipal(p *principal) {
+	m.principals[p.name] = p
+	m.principalOrder = append(m.principalOrder, p.name)
+}
+
+// isAdministratorARN says whether arn is one of the declared administrators
+// of some resource of account.
+func (m *AccessMatrix) isAdministratorARN(arn, account string) bool {
+	for _, name := range m.order {
+		t := m.targets[name]
+		if t.account != account {
+			continue
+		}
+		for _, adm := range t.admins {
+			if globMatch(adm, arn) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isAdmin says whether p administers t: one of t's administrator patterns
+// names it, in t's own account.
+func (m *AccessMatrix) isAdmin(p *principal, t *target) bool {
+	if p.service != "" || p.account != t.account {
+		return false
+	}
+	for _, adm := range t.admins {
+		if coversAny(adm, p.aliases) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *AccessMatrix) isDeclared(p *principal, list []string) bool {
+	if p.service != "" {
+		return false
+	}
+	for _, d := range list {
+		if containsString(p.aliases, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *AccessMatrix) isHandler(p *principal, store string) bool {
+	h := m.handlers[store]
+	return h != nil && p == h
+}
+
+func (m *AccessMatrix) isRosterHandler(p *principal) bool {
+	for s := range m.decl.roster {
+		if m.isHandler(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// need is what the channel's path needs of one request.
+func (m *AccessMatrix) need(p *principal, action string, t *target, e *endpoint) Decision {
+	yes := func(b bool) Decision {
+		if b {
+			return Allowed
+		}
+		return Denied
+	}
+	admin := m.isAdmin(p, t)
+	if !containsString(dataActions(t.kind), action) {
+		return yes(admin)
+	}
+	handler := m.isHandler(p, t.store)
+	switch t.kind {
+	case channelpolicy.Topic:
+		if action == "sns:Publish" {
+			return yes(m.isDeclared(p, m.decl.publishers))
+		}
+		// sns:Subscribe: a roster store's queue, over SQS, by an
+		// administrator of that store's account.
+		if e == nil || e.queue == nil || e.protocol != "sqs" || p.service != "" || p.account != e.queue.account {
+			return Denied
+		}
+		return yes(m.isAdmin(p, e.queue) && m.decl.roster[e.queue.store])
+	case channelpolicy.TopicKey:
+		return yes(m.isDeclared(p, m.decl.publishers))
+	case channelpolicy.Queue:
+		switch action {
+		case "sqs:SendMessage":
+			return yes(p.name == ErasureTopicSNS || handler)
+		case "sqs:GetQueueAttributes":
+			return yes(handler || admin)
+		}
+		return yes(handler)
+	case channelpolicy.QueueKey:
+		return yes(p.name == ErasureTopicSNS || handler)
+	case channelpolicy.DeadLetters:
+		return yes(action != "sqs:SendMessage" && admin)
+	case channelpolicy.ResponseQueue:
+		switch action {
+		case "sqs:SendMessage":
+			return yes(m.isRosterHandler(p))
+		case "sqs:GetQueueAttributes":
+			return yes(m.isDeclared(p, m.decl.readers) || admin)
+		}
+		return yes(m.isDeclared(p, m.decl.readers))
+	case channelpolicy.ResponseDLQ:
+		return yes(action != "sqs:SendMessage" && (admin || m.isDeclared(p, m.decl.readers)))
+	case channelpolicy.ResponseKey:
+		return yes(m.isRosterHandler(p) || m.isDeclared(p, m.decl.readers))
+	case channelpolicy.Bucket, channelpolicy.BucketObjects, channelpolicy.BucketKey:
+		return yes(handler)
+	}
+	return Denied
+}
+
+// dataActions are a kind's data-path actions (channelpolicy).
+func dataActions(k channelpolicy.Kind) []string {
+	switch k {
+	case channelpolicy.Topic:
+		return channelpolicy.TopicData
+	case channelpolicy.Queue, channelpolicy.DeadLetters, channelpolicy.ResponseQueue, channelpolicy.ResponseDLQ:
+		return channelpolicy.QueueData
+	case channelpolicy.Bucket:
+		return channelpolicy.BucketList
+	case channelpolicy.BucketObjects:
+		return channelpolicy.ObjectData
+	}
+	return channelpolicy.KeyUse
+}
+
+// endpoints are the classes of sns:Subscribe request: every protocol with
+// every class of endpoint (each roster queue, a queue of every account, an
+// endpoint that is no queue), so that protocol and endpoint are each judged
+// on their own.
+func (m *AccessMatrix) endpoints() []*endpoint {
+	type ep struct {
+		label   string
+		values  []string
+		queue   *target
+		account string
+	}
+	var eps []ep
+	accounts := map[string]bool{}
+	for _, name := range m.order {
+		t := m.targets[name]
+		accounts[t.account] = true
+		if t.kind == channelpolicy.Queue {
+			eps = append(eps, ep{name, t.aliases, t, t.account})
+		}
+	}
+	region := m.a.region()
+	for _, acct := range sortedKeys(accounts) {
+		eps = append(eps, ep{"a-queue-of/" + orLabel(acct), []string{fmt.Sprintf("arn:aws:sqs:%s:%s:erasure-witness-queue", region, orStar(acct))}, nil, acct})
+	}
+	eps = append(eps, ep{"not-a-queue", []string{"https://erasure-witness.invalid/"}, nil, ""})
+	var out []*endpoint
+	for _, proto := range []string{"sqs", "http", "https", "email", "email-json", "lambda", "application", "firehose", "sms"} {
+		for _, e := range eps {
+			out = append(out, &endpoint{label: proto + ":" + e.label, protocol: proto, values: e.values, queue: e.queue, account: e.account})
+		}
+	}
+	return out
+}
+
+// evaluateAll decides every class against every action of every resource.
+func (m *AccessMatrix) evaluateAll() {
+	cover := m.identityIndex()
+	endpoints := m.endpoints()
+	var witnesses []*principal
+	var roles []*principal
+	for _, name := range m.principalOrder {
+		p := m.principals[name]
+		if p.class == classHandler || p.class == classRole {
+			roles = append(roles, p)
+		} else {
+			witnesses = append(witnesses, p)
+		}
+	}
+	for _, tname := range m.order {
+		t := m.targets[tname]
+		exact, pats := m.a.principalsNamedBy(t)
+		type standing struct {
+			account string
+			sig     string
+		}
+		represented := map[standing]bool{}
+		signature := func(p *principal) string {
+			var b strings.Builder
+			for i, pat := range pats {
+				if coversAny(pat, p.aliases) {
+					fmt.Fprintf(&b, "%d,", i)
+				}
+			}
+			return b.String()
+		}
+		for _, w := range witnesses {
+			if w.service == "" && w.class != classDeclared {
+				represented[standing{w.account, signature(w)}] = true
+			}
+		}
+		candidates := append([]*principal{}, witnesses...)
+		for _, r := range roles {
+			named := false
+			for _, al := range r.aliases {
+				named = named || exact[al]
+			}
+			if named || cover.reaches(r, t) || !represented[standing{r.account, signature(r)}] {
+				candidates = append(candidates, r)
+			}
+		}
+		for _, p := range candidates {
+			for _, action := range channelpolicy.Catalogue[t.kind] {
+				if action == "sns:Subscribe" {
+					for _, e := range endpoints {
+						m.cell(p, action, t, e)
+					}
+					continue
+				}
+				m.cell(p, action, t, nil)
+			}
+		}
+	}
+}
+
+func (m *AccessMatrix) cell(p *principal, action string, t *target, e *endpoint) {
+	q := m.request(p, action, t)
+	label := action
+	if e != nil {
+		q.ctx["sns:protocol"] = []string{e.protocol}
+		q.ctx["sns:endpoint"] = e.values
+		label = action + "(" + e.label + ")"
+	}
+	v := m.a.evaluate(q)
+	c := Cell{Principal: p.name, Class: p.class, Action: label, Resource: t.name, Want: m.need(p, action, t, e), Got: v.Decision, Because: v.Because}
+	m.Cells = append(m.Cells, c)
+	m.counts[p.class]++
+	if e != nil {
+		m.endpointOf[len(m.Cells)-1] = e
+	}
+}
+
+// principalsNamedBy is every exact principal ARN or reference t's policy
+// names (Principal, NotPrincipal, aws:PrincipalArn), and every pattern.
+func (a *assembly) principalsNamedBy(t *target) (exact map[string]bool, patterns []string) {
+	exact = map[string]bool{}
+	add := func(s statement, v any) {
+		id := a.resourcePattern(s.t, v)
+		switch {
+		case id == "" || id == "*":
+		case strings.ContainsAny(id, "*?"):
+			patterns = append(patterns, id)
+		default:
+			exact[id] = true
+		}
+	}
+	for _, s := range t.policy {
+		for _, pv := range []any{s.Principal, s.NotPrincipal} {
+			pm, _ := pv.(map[string]any)
+			for _, v := range listOf(pm["AWS"]) {
+				add(s, v)
+			}
+		}
+		for _, block := range s.Condition {
+			bm, _ := block.(map[string]any)
+			for k, vals := range bm {
+				if strings.EqualFold(k, "aws:PrincipalArn") {
+					for _, v := range listOf(vals) {
+						add(s, v)
+					}
+				}
+			}
+		}
+	}
+	for _, adm := range t.admins {
+		patterns = append(patterns, adm)
+	}
+	return exact, uniqueSorted(patterns)
+}
+
+// identityCover indexes which targets each role's identity statements reach.
+type identityCover struct {
+	exact   map[string][]*principal // resource alias -> roles with a statement naming it
+	pattern map[*principal][]coverPattern
+}
+
+type coverPattern struct{ pattern, prefix string }
+
+func (m *AccessMatrix) identityIndex() *identityCover {
+	c := &identityCover{exact: map[string][]*principal{}, pattern: map[*principal][]coverPattern{}}
+	for _, name := range m.principalOrder {
+		p := m.principals[name]
+		if p.class != classHandler && p.class != classRole {
+			continue
+		}
+		for _, s := range p.identity {
+			if s.NotResource != nil {
+				c.pattern[p] = append(c.pattern[p], coverPattern{pattern: "*"})
+				continue
+			}
+			for _, r := range listOf(s.Resource) {
+				pat := m.a.resourcePattern(s.t, r)
+				if pat == "" {
+					continue
+				}
+				if i := strings.IndexAny(pat, "*?"); i >= 0 {
+					c.pattern[p] = append(c.pattern[p], coverPattern{pattern: pat, prefix: pat[:i]})
+				} else {
+					c.exact[pat] = append(c.exact[pat], p)
+				}
+			}
+		}
+	}
+	return c
+}
+
+// reaches says whether one of p's identity statements names t.
+func (c *identityCover) reaches(p *principal, t *target) bool {
+	for _, al := range t.aliases {
+		for _, q := range c.exact[al] {
+			if q == p {
+				return true
+			}
+		}
+	}
+	for _, cp := range c.pattern[p] {
+		for _, al := range t.aliases {
+			if strings.HasPrefix(al, cp.prefix) && coversAny(cp.pattern, []string{al}) || strings.Contains(al, "*") && coversAny(cp.pattern, []string{al}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Counts are the matrix's cells by principal class.
+func (m *AccessMatrix) Counts() map[string]int {
+	out := make(map[string]int, len(m.counts))
+	for k, v := range m.counts {
+		out[k] = v
+	}
+	return out
+}
