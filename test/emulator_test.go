@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
@@ -95,9 +96,18 @@ func startChannel(t *testing.T, stores ...storeUnderTest) *liveChannel {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Behind a gate without policies: every component signs as its own
+	// principal and SQS's SenderId names it, as in a deployed channel, so
+	// the handlers prove pass two by identity.
+	gate, err := local.StartGate(e.Endpoint, local.OpenDecider{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gate.Close() })
+	ch.Guard(gate, e.Region)
 	lc := &liveChannel{Channel: ch, c: c, collector: publisher.NewCollector(), logs: &local.LogBuffer{}}
 	log := slog.New(slog.NewJSONHandler(lc.logs, nil))
-	lc.publisher = publisher.New(cl.SNS, ch.TopicARN, publisher.WithConstants(c))
+	lc.publisher = publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(c))
 	handlers := map[string]local.HandlerFunc{}
 	for _, s := range stores {
 		h, err := ch.NewHandler(s.name, s.impls, local.HandlerOptions{Now: s.now, Log: log, Metrics: lc.logs})

@@ -42,7 +42,16 @@ type result struct {
 // erasurectl runs the binary from the repository root.
 func erasurectl(t *testing.T, stdin []byte, args ...string) result {
 	t.Helper()
+	return erasurectlWith(t, nil, stdin, args...)
+}
+
+// erasurectlWith runs erasurectl with env added to the test's environment.
+func erasurectlWith(t *testing.T, env []string, stdin []byte, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Dir = "../.."
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer

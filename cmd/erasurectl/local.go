@@ -286,7 +286,7 @@ func (l *localCmd) Run(g *globals) error {
 	l.printSummary(g, sum, rounds[0].label, rounds[1].label)
 
 	if l.Keep && ctx.Err() == nil {
-		l.printKeep(g, emu, ch)
+		l.printKeep(g, emu, gate, ch)
 		<-ctx.Done()
 		fmt.Fprintln(g.Stdout, "stopping the local channel")
 	}
@@ -345,9 +345,9 @@ func (l *localCmd) printSummary(g *globals, sum localSummary, first, second stri
 	fmt.Fprintf(g.Stdout, "\n%s: round trip %.1f s, %.1f s in all (ERASE waits for pass two)\n", state, float64(sum.RoundTripMs)/1000, sum.TotalSecs)
 }
 
-func (l *localCmd) printKeep(g *globals, emu *emulator.Emulator, ch *local.Channel) {
-	fmt.Fprintf(g.Stdout, "\nthe local channel keeps running; point your handler at it:\n")
-	fmt.Fprintf(g.Stdout, "  endpoint        %s (region %s, any credentials)\n", emu.Endpoint, emu.Region)
+func (l *localCmd) printKeep(g *globals, emu *emulator.Emulator, gate *local.Gate, ch *local.Channel) {
+	fmt.Fprintf(g.Stdout, "\nthe local channel keeps running behind its access gate; point your handler at it:\n")
+	fmt.Fprintf(g.Stdout, "  endpoint        %s (region %s)\n", gate.URL, emu.Region)
 	fmt.Fprintf(g.Stdout, "  topic           %s\n", ch.TopicARN)
 	fmt.Fprintf(g.Stdout, "  response queue  %s\n", ch.ResponseQueue.URL)
 	names := make([]string, 0, len(ch.Stores))
@@ -358,8 +358,17 @@ func (l *localCmd) printKeep(g *globals, emu *emulator.Emulator, ch *local.Chann
 	for _, n := range names {
 		fmt.Fprintf(g.Stdout, "  %-15s %s (DLQ %s)\n", n+" queue", ch.Stores[n].Queue.URL, ch.Stores[n].DeadLetterQueue.URL)
 	}
-	fmt.Fprintln(g.Stdout, "  (the endpoint is the emulator itself, not the access gate: the channel's own reader counts an answer only from a")
-	fmt.Fprintln(g.Stdout, "  store handler it knows, as a deployed reader with a roster would, so read your handler's answers yourself)")
+	fmt.Fprintln(g.Stdout, "every call must be signed (SigV4) with a principal's credentials; the gate decides it with the app's access matrix:")
+	principals := []string{erasurecheck.AccountServicePrincipal}
+	for _, n := range names {
+		principals = append(principals, local.HandlerPrincipal(n))
+	}
+	for _, p := range principals {
+		c := gate.Credentials(p, emu.Region)
+		fmt.Fprintf(g.Stdout, "  %-22s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s\n", p, c.AccessKeyID, c.SecretAccessKey)
+	}
+	fmt.Fprintln(g.Stdout, "(the channel's own reader counts an answer only from the handler it knows, by SenderId: answers sent as")
+	fmt.Fprintln(g.Stdout, "a store's handler count for that store; read your own handler's answers yourself if it is not on the roster)")
 	fmt.Fprintln(g.Stdout, "Ctrl-C stops everything.")
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,12 +73,6 @@ func TestPublishAndWatch(t *testing.T) {
 	}
 }
 
-// allowAll lets every call through the gate: this test is about the
-// senders SQS reports, not about the policies (test/gate_test.go is).
-type allowAll struct{}
-
-func (allowAll) Decide(string, string, string) erasurecheck.Decision { return erasurecheck.Allowed }
-
 // TestWatchWaitsForTheRoster: with a roster (read from the channel's
 // template), watch waits for every store on it, and counts an answer only
 // when SQS names that store's handler as its sender: an answer for ledger
@@ -94,7 +90,7 @@ func TestWatchWaitsForTheRoster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate, err := local.StartGate(e.Endpoint, allowAll{})
+	gate, err := local.StartGate(e.Endpoint, local.OpenDecider{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +103,23 @@ func TestWatchWaitsForTheRoster(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	watch := func(req contract.Request, timeout string) result {
-		return erasurectl(t, nil, "watch", "--endpoint-url", gate.URL, "--region", e.Region, "--queue-url", ch.ResponseQueue.URL,
-			"--request-id", req.RequestID, "--send-no", "1", "--roster-from", "cmd/erasurectl/testdata/roster/channel.template.json", "--timeout", timeout)
+	creds := gate.Credentials(erasurecheck.AccountServicePrincipal, e.Region)
+	asAccountService := []string{"AWS_ACCESS_KEY_ID=" + creds.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + creds.SecretAccessKey}
+	// The store stacks' role-id outputs, as cdk deploy --outputs-file writes them.
+	outputs := map[string]map[string]string{}
+	for _, s := range []string{"space", "ledger"} {
+		role, _, _ := strings.Cut(local.SenderID(local.HandlerPrincipal(s)), ":")
+		outputs[s+"-store"] = map[string]string{contract.RoleIDOutputPrefix + contract.NameDigest(s): s + "=" + role}
+	}
+	outputsFile := filepath.Join(t.TempDir(), "outputs.json")
+	b, _ := json.Marshal(outputs)
+	if err := os.WriteFile(outputsFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	watch := func(req contract.Request, timeout string, extra ...string) result {
+		args := append([]string{"watch", "--endpoint-url", gate.URL, "--region", e.Region, "--queue-url", ch.ResponseQueue.URL,
+			"--request-id", req.RequestID, "--send-no", "1", "--roster-from", "cmd/erasurectl/testdata/roster/channel.template.json", "--timeout", timeout}, extra...)
+		return erasurectlWith(t, asAccountService, nil, args...)
 	}
 	forged, err := pub.Erase(ctx, contract.KeyAccount, "acct-7")
 	if err != nil {
@@ -118,7 +128,10 @@ func TestWatchWaitsForTheRoster(t *testing.T) {
 	answer(forged, local.HandlerPrincipal("space"), "space")
 	answer(forged, local.HandlerPrincipal("space"), "ledger") // a real store answering for another
 	answer(forged, "other/111111111111", "ledger")            // any other principal
-	r := watch(forged, "3s")
+	if r := watch(forged, "3s"); r.code != exitUsage || !strings.Contains(r.stderr, "no handler role id for ledger, space") {
+		t.Fatalf("a roster without role ids: want exit 2 naming the stores, got %d\n%s", r.code, r.stderr)
+	}
+	r := watch(forged, "3s", "--role-ids-from", outputsFile)
 	if r.code != exitCheckFailed || !strings.Contains(r.stderr, "no answer from: ledger") || !strings.Contains(r.stdout, contract.CodeSenderNotOnRoster) {
 		t.Fatalf("forged answers for ledger: want exit 1 waiting for ledger, the forgeries printed as refused; got %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -131,12 +144,18 @@ func TestWatchWaitsForTheRoster(t *testing.T) {
 	}
 	answer(real, local.HandlerPrincipal("ledger"), "ledger")
 	answer(real, local.HandlerPrincipal("space"), "space")
-	if r := watch(real, "20s"); r.code != exitOK || !strings.Contains(r.stdout, "every expected subscriber answered") {
+	spaceRole, _, _ := strings.Cut(local.SenderID(local.HandlerPrincipal("space")), ":")
+	if r := watch(real, "20s", "--role-ids-from", outputsFile, "--role-id", "space="+spaceRole); r.code != exitOK || !strings.Contains(r.stdout, "every expected subscriber answered") {
 		t.Fatalf("both stores' own answers: want exit 0, got %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	req := real
 	if r := erasurectl(t, nil, "watch", "--endpoint-url", gate.URL, "--region", e.Region, "--queue-url", ch.ResponseQueue.URL,
 		"--request-id", req.RequestID, "--roster-from", "no-such-dir", "--timeout", "1s"); r.code != exitUsage {
 		t.Errorf("a round without a roster or --expect: want exit 2, got %d (%s)", r.code, r.stderr)
+	}
+	// No roster where --roster-from points: nothing is counted, even with --expect.
+	if r := erasurectlWith(t, asAccountService, nil, "watch", "--endpoint-url", gate.URL, "--region", e.Region, "--queue-url", ch.ResponseQueue.URL,
+		"--request-id", req.RequestID, "--send-no", "1", "--expect", "space", "--roster-from", "no-such-dir", "--timeout", "1s"); r.code != exitUsage || strings.Contains(r.stdout, "DONE") {
+		t.Errorf("a missing roster with --expect: want exit 2 and nothing counted, got %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

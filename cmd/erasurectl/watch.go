@@ -28,35 +28,91 @@ type watchCmd struct {
 	Expect    []string      `help:"Subscribers expected to answer --request-id, instead of the roster; exit 0 once all have."`
 	Timeout   time.Duration `default:"0s" help:"Stop after this long (0: until Ctrl-C, or until every expected store has answered)."`
 	// The roster: which stores a round waits for, and who may answer for each.
-	RosterFrom string            `name:"roster-from" default:"cdk.out" help:"The cloud assembly whose channel declares the roster (ErasureChannelProps.Stores): every round waits for its stores, and an answer counts only when SQS names that store's handler as its sender."`
-	RoleID     map[string]string `name:"role-id" help:"store=AROA…: the unique id of a store's handler role (IAM GetRole), so that an answer counts only from that very role (repeatable)."`
-	NoRoster   bool              `name:"no-roster" help:"Count every valid answer whoever sent it (a channel without a roster)."`
+	RosterFrom  string            `name:"roster-from" default:"cdk.out" help:"The cloud assembly whose channel declares the roster (ErasureChannelProps.Stores): every round waits for its stores, and an answer counts only when SQS names that store's handler role and function as its sender."`
+	RoleID      map[string]string `name:"role-id" help:"store=AROA…: the unique id of a store's handler role (repeatable); every store on the roster needs one, here or in --role-ids-from."`
+	RoleIDsFrom string            `name:"role-ids-from" help:"A cdk deploy --outputs-file JSON of the store stacks: their ErasureHandlerRoleId… outputs give each store's role id."`
+	NoRoster    bool              `name:"no-roster" help:"A channel without a roster: count every valid answer, whoever sent it (unauthenticated)."`
 }
 
-// roster reads the roster from --roster-from: nil when there is none (no
-// such directory, or a channel without a roster) or --no-roster is given.
+// roster reads the roster from --roster-from and each store's role id from
+// --role-id and --role-ids-from. It fails closed: no roster there (a
+// missing or unreadable path, a channel without one) or a store without its
+// role id is an error, never a roster that counts anything; only
+// --no-roster reads without one.
 func (w *watchCmd) roster() (publisher.Roster, error) {
 	if w.NoRoster {
+		if len(w.RoleID) > 0 || w.RoleIDsFrom != "" {
+			return nil, fail(exitUsage, "--role-id and --role-ids-from need a roster; drop --no-roster")
+		}
 		return nil, nil
 	}
 	if _, err := os.Stat(w.RosterFrom); err != nil {
-		return nil, nil
+		return nil, fail(exitUsage, "no roster at --roster-from %s: watch counts no answer without the channel's roster (give its cloud assembly; --no-roster for a channel without one)", w.RosterFrom)
 	}
 	names, err := erasurecheck.Roster([]string{w.RosterFrom})
-	if err != nil || len(names) == 0 {
-		return nil, err
+	if err != nil {
+		return nil, fail(exitEnvironment, "the roster in %s cannot be read: %v", w.RosterFrom, err)
+	}
+	if len(names) == 0 {
+		return nil, fail(exitUsage, "%s holds no channel with a roster: watch counts no answer without one (--no-roster for a channel without one)", w.RosterFrom)
+	}
+	ids := map[string]string{}
+	if w.RoleIDsFrom != "" {
+		if ids, err = roleIDsFromOutputs(w.RoleIDsFrom); err != nil {
+			return nil, fail(exitUsage, "%v", err)
+		}
+	}
+	for n, id := range w.RoleID {
+		ids[n] = id
 	}
 	r := publisher.Roster{}
 	for _, n := range names {
-		r[n] = publisher.Sender{Session: contract.HandlerName(n), RoleID: w.RoleID[n]}
+		r[n] = publisher.Sender{Session: contract.HandlerName(n), RoleID: ids[n]}
 	}
-	for n := range w.RoleID {
+	for n := range ids {
 		if _, ok := r[n]; !ok {
-			return nil, fmt.Errorf("--role-id names %q, which is not on the roster", n)
+			return nil, fail(exitUsage, "a role id is given for %q, which is not on the roster", n)
 		}
+	}
+	if err := r.Check(); err != nil {
+		return nil, fail(exitUsage, "%v: a function name alone never authenticates an answer; give --role-id store=AROA… or --role-ids-from (the store stacks' %s outputs)", err, contract.RoleIDOutputPrefix)
 	}
 	return r, nil
 }
+
+// roleIDsFromOutputs reads "<store>=<role id>" from every
+// ErasureHandlerRoleId… output of a cdk deploy --outputs-file JSON
+// ({"<stack>": {"<output>": "<value>"}}).
+func roleIDsFromOutputs(path string) (map[string]string, error) {
+	b, err := readBounded(path, maxOutputsFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	var stacks map[string]map[string]string
+	if err := json.Unmarshal(b, &stacks); err != nil {
+		return nil, fmt.Errorf("--role-ids-from %s is not a cdk deploy --outputs-file JSON", path)
+	}
+	out := map[string]string{}
+	for _, outputs := range stacks {
+		for k, v := range outputs {
+			if !strings.HasPrefix(k, contract.RoleIDOutputPrefix) {
+				continue
+			}
+			store, id, ok := strings.Cut(v, "=")
+			if !ok || !contract.IsSubscriberName(store) || !contract.IsRoleID(id) {
+				return nil, fmt.Errorf("--role-ids-from %s: output %s is not <store>=<role id>", path, k)
+			}
+			if prev, dup := out[store]; dup && prev != id {
+				return nil, fmt.Errorf("--role-ids-from %s: two role ids for one store", path)
+			}
+			out[store] = id
+		}
+	}
+	return out, nil
+}
+
+// maxOutputsFileBytes bounds --role-ids-from: outputs of thousands of stacks.
+const maxOutputsFileBytes = 16 << 20
 
 type answerLine struct {
 	Round      string `json:"round"`
@@ -78,10 +134,7 @@ func (w *watchCmd) Run(g *globals) error {
 	}
 	roster, err := w.roster()
 	if err != nil {
-		return fail(exitUsage, "%v", err)
-	}
-	if roster == nil && len(w.RoleID) > 0 {
-		return fail(exitUsage, "--role-id needs a roster (--roster-from)")
+		return err
 	}
 	expect := w.Expect
 	if len(expect) == 0 && w.RequestID != "" {

@@ -31,7 +31,11 @@ type Clients struct {
 
 // NewClients points SQS and SNS clients at endpoint (the emulator).
 func NewClients(endpoint, region string) Clients {
-	creds := credentials.NewStaticCredentialsProvider("local", "local", "")
+	return NewClientsWith(endpoint, region, credentials.NewStaticCredentialsProvider("local", "local", ""))
+}
+
+// NewClientsWith are clients of endpoint that sign with creds.
+func NewClientsWith(endpoint, region string, creds aws.CredentialsProvider) Clients {
 	return Clients{
 		SQS: sqs.New(sqs.Options{Region: region, BaseEndpoint: aws.String(endpoint), Credentials: creds}),
 		SNS: sns.New(sns.Options{Region: region, BaseEndpoint: aws.String(endpoint), Credentials: creds}),
@@ -83,6 +87,7 @@ type Channel struct {
 	Stores                  map[string]*Store
 
 	gate   *Gate
+	probe  *Gate // decides without forwarding (Probe)
 	region string
 	reader *publisher.Reader // the response reader Serve runs
 }
@@ -96,10 +101,18 @@ type Channel struct {
 // named to the gate as the access matrix names them.
 func (ch *Channel) Guard(g *Gate, region string) {
 	ch.gate, ch.region = g, region
+	ch.nameTo(g)
+}
+
+// nameTo names the channel's resources to g as the access matrix names them.
+func (ch *Channel) nameTo(g *Gate) {
 	g.Name(ch.TopicARN, "topic")
 	g.Name(ch.ResponseQueue.URL, "response-queue")
+	g.Name(ch.ResponseDeadLetterQueue.URL, "response-dlq")
 	for name, s := range ch.Stores {
 		g.Name(s.Queue.URL, "queue/"+name)
+		g.Name(s.DeadLetterQueue.URL, "dlq/"+name)
+		g.NameEndpoint(s.Queue.ARN, "queue/"+name)
 	}
 }
 
@@ -110,6 +123,28 @@ func (ch *Channel) As(principal string) Clients {
 		return ch.Clients
 	}
 	return ch.gate.Clients(principal, ch.region)
+}
+
+// Probe returns clients that call as principal through a second gate that
+// decides with d and forwards nothing (its upstream refuses every
+// connection): to ask what d would allow of a call without making it.
+// Its clients do not retry.
+func (ch *Channel) Probe(d Decider, principal string) Clients {
+	if ch.probe == nil {
+		g, err := StartGate("http://127.0.0.1:1", d)
+		if err != nil {
+			panic(err) // a listener on 127.0.0.1 that cannot be opened
+		}
+		ch.nameTo(g)
+		ch.probe = g
+	}
+	ch.probe.Use(d)
+	c := ch.probe.Credentials(principal, ch.region)
+	creds := credentials.NewStaticCredentialsProvider(c.AccessKeyID, c.SecretAccessKey, "")
+	return Clients{
+		SQS: sqs.New(sqs.Options{Region: ch.region, BaseEndpoint: aws.String(ch.probe.URL), Credentials: creds, RetryMaxAttempts: 1}),
+		SNS: sns.New(sns.Options{Region: ch.region, BaseEndpoint: aws.String(ch.probe.URL), Credentials: creds, RetryMaxAttempts: 1}),
+	}
 }
 
 // HandlerPrincipal is the principal a store's handler calls as.

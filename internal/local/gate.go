@@ -3,6 +3,7 @@ package local
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -31,6 +32,21 @@ import (
 // matrix of the synthesized app (erasurecheck.AccessMatrix) is one.
 type Decider interface {
 	Decide(principal, action, resource string) erasurecheck.Decision
+	// DecideSubscribe decides an sns:Subscribe of endpoint over protocol.
+	DecideSubscribe(principal, protocol, endpoint string) erasurecheck.Decision
+}
+
+// OpenDecider allows every call on a resource the gate was told of: a local
+// channel whose components still authenticate and are reported by SenderId
+// as SQS reports them, without the deployed policies (tests of other rules).
+type OpenDecider struct{}
+
+// Decide allows.
+func (OpenDecider) Decide(string, string, string) erasurecheck.Decision { return erasurecheck.Allowed }
+
+// DecideSubscribe allows.
+func (OpenDecider) DecideSubscribe(string, string, string) erasurecheck.Decision {
+	return erasurecheck.Allowed
 }
 
 // Gate stands between the local channel's components and the emulator as
@@ -52,10 +68,12 @@ type Gate struct {
 	srv      *http.Server
 
 	mu        sync.Mutex
-	resources map[string]string // queue name or topic ARN -> the Decider's resource name
-	keys      map[string]string // access key id -> principal
-	senders   map[string]string // message id -> sender id
-	refusals  map[string]int    // "principal action resource" -> calls denied
+	region    string
+	resources map[string]string     // queue URL or topic ARN, exactly -> the Decider's resource name
+	endpoints map[string]string     // queue ARN, exactly -> the Decider's resource name (a subscription's endpoint)
+	keys      map[string]credential // access key id -> its principal and secret
+	senders   map[string]string     // message id -> sender id
+	refusals  map[string]int        // "principal action resource" -> calls denied
 	denied    atomic.Int64
 
 	// A message is visible to receivers before its send's answer reaches the
@@ -76,7 +94,7 @@ func StartGate(upstream string, d Decider) (*Gate, error) {
 		return nil, fmt.Errorf("local: gate: %w", err)
 	}
 	g := &Gate{URL: "http://" + ln.Addr().String(), upstream: u, decider: d,
-		resources: map[string]string{}, keys: map[string]string{}, senders: map[string]string{}, refusals: map[string]int{}, inFlight: map[uint64]bool{}}
+		resources: map[string]string{}, endpoints: map[string]string{}, keys: map[string]credential{}, senders: map[string]string{}, refusals: map[string]int{}, inFlight: map[uint64]bool{}}
 	g.recorded = sync.NewCond(&g.mu)
 	g.proxy = httputil.NewSingleHostReverseProxy(u)
 	direct := g.proxy.Director
@@ -91,6 +109,28 @@ func StartGate(upstream string, d Decider) (*Gate, error) {
 	g.srv = &http.Server{Handler: g}
 	go func() { _ = g.srv.Serve(ln) }()
 	return g, nil
+}
+
+// Use makes d decide every call from now on.
+func (g *Gate) Use(d Decider) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.decider = d
+}
+
+// Decider is the Decider in use.
+func (g *Gate) Decider() Decider {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.decider
+}
+
+// NameEndpoint tells the gate which resource of the Decider a queue ARN is,
+// when a subscription names it as its endpoint.
+func (g *Gate) NameEndpoint(queueARN, resource string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.endpoints[queueARN] = resource
 }
 
 // Close stops the gate.
@@ -118,30 +158,45 @@ func or(a, b string) string {
 	return b
 }
 
-// Name tells the gate which resource of the Decider a queue URL or ARN, or
-// a topic ARN, is (response-queue, queue/space, topic).
+// Name tells the gate which resource of the Decider a queue URL, or a
+// topic ARN, is (response-queue, queue/space, topic). A call is judged only
+// for an address named exactly so; any other address is refused.
 func (g *Gate) Name(address, resource string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.resources[resourceKey(address)] = resource
+	g.resources[address] = resource
 }
 
-// resourceKey is a queue's name (from its URL or ARN) or a topic's ARN.
-func resourceKey(address string) string {
-	if strings.HasPrefix(address, "arn:aws:sns:") {
-		return address
-	}
-	return address[strings.LastIndexAny(address, "/:")+1:]
-}
-
-// Clients are SDK clients that call through the gate as principal.
-func (g *Gate) Clients(principal, region string) Clients {
-	sum := sha256.Sum256([]byte(principal))
-	key := "LOCAL" + strings.ToUpper(hex.EncodeToString(sum[:8]))
+// Credentials are the access key id and secret the gate issued to
+// principal (issued on first ask): a component that signs with them calls as
+// principal, and no other.
+func (g *Gate) Credentials(principal, region string) aws.Credentials {
 	g.mu.Lock()
-	g.keys[key] = principal
-	g.mu.Unlock()
-	creds := credentials.NewStaticCredentialsProvider(key, "local", "")
+	defer g.mu.Unlock()
+	if g.region == "" {
+		g.region = region
+	}
+	for id, c := range g.keys {
+		if c.principal == principal {
+			return aws.Credentials{AccessKeyID: id, SecretAccessKey: c.secret, Source: "local gate"}
+		}
+	}
+	sum := sha256.Sum256([]byte(principal))
+	id := "LOCAL" + strings.ToUpper(hex.EncodeToString(sum[:8]))
+	var secret [24]byte
+	if _, err := rand.Read(secret[:]); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	c := credential{principal: principal, secret: hex.EncodeToString(secret[:])}
+	g.keys[id] = c
+	return aws.Credentials{AccessKeyID: id, SecretAccessKey: c.secret, Source: "local gate"}
+}
+
+// Clients are SDK clients that call through the gate as principal, signing
+// with the credentials the gate issued to it.
+func (g *Gate) Clients(principal, region string) Clients {
+	c := g.Credentials(principal, region)
+	creds := credentials.NewStaticCredentialsProvider(c.AccessKeyID, c.SecretAccessKey, "")
 	return Clients{
 		SQS: sqs.New(sqs.Options{Region: region, BaseEndpoint: aws.String(g.URL), Credentials: creds}),
 		SNS: sns.New(sns.Options{Region: region, BaseEndpoint: aws.String(g.URL), Credentials: creds}),
@@ -171,30 +226,51 @@ func Roster(stores []string) publisher.Roster {
 	return r
 }
 
-// ServeHTTP judges one call and forwards it when allowed.
+// ServeHTTP authenticates one call, judges it, and forwards it when allowed.
 func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxCallBytes+1))
+	if err != nil || len(body) > maxCallBytes {
+		g.refuse(w, "", "", "", "the call's body is unreadable or too large")
+		return
+	}
+	c, err := parseCall(r, body)
 	if err != nil {
-		http.Error(w, "gate: read", http.StatusBadRequest)
+		g.refuse(w, "", c.action, "", err.Error())
+		return
+	}
+	principal, err := g.authenticate(r, body, c.service)
+	if err != nil {
+		g.refuse(w, "", c.action, "", err.Error())
+		return
+	}
+	g.mu.Lock()
+	resource := g.resources[c.address]
+	g.mu.Unlock()
+	var d erasurecheck.Decision
+	switch {
+	case resource == "":
+		d = erasurecheck.Undecided // not a resource of the channel: never forwarded
+	case c.action == "sns:Subscribe":
+		endpoint := c.endpoint
+		g.mu.Lock()
+		if r := g.endpoints[endpoint]; r != "" {
+			endpoint = r // a channel queue, by the Decider's name
+		}
+		g.mu.Unlock()
+		d = g.Decider().DecideSubscribe(principal, c.protocol, endpoint)
+	default:
+		d = g.Decider().Decide(principal, c.action, resource)
+	}
+	if d != erasurecheck.Allowed {
+		g.denied.Add(1)
+		g.mu.Lock()
+		g.refusals[principal+" "+c.action+" "+or(resource, "an unnamed resource")]++
+		g.mu.Unlock()
+		deny(w, c.action)
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	principal := g.principalOf(r)
-	action, address := callOf(r, body)
-	if action != "" {
-		g.mu.Lock()
-		resource := g.resources[resourceKey(address)]
-		g.mu.Unlock()
-		if resource == "" || g.decider.Decide(principal, action, resource) != erasurecheck.Allowed {
-			g.denied.Add(1)
-			g.mu.Lock()
-			g.refusals[principal+" "+action+" "+or(resource, "an unnamed resource")]++
-			g.mu.Unlock()
-			deny(w, action)
-			return
-		}
-	}
-	if action == "sqs:SendMessage" {
+	if c.action == "sqs:SendMessage" {
 		g.mu.Lock()
 		g.sends++
 		n := g.sends
@@ -211,6 +287,25 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.proxy.ServeHTTP(w, r)
 }
 
+// maxCallBytes bounds one call's body: SQS's and SNS's 256 KiB message limit
+// in a batch of ten, with room for the envelope.
+const maxCallBytes = 4 << 20
+
+// refuse answers a call the gate will not judge (unsigned, wrongly signed,
+// ambiguous, unknown): never forwarded, counted as denied. reason names the
+// rule, never the call's content.
+func (g *Gate) refuse(w http.ResponseWriter, principal, action, resource, reason string) {
+	g.denied.Add(1)
+	g.mu.Lock()
+	g.refusals[or(principal, "an unauthenticated caller")+" "+or(action, "an unknown action")+" "+or(resource, "refused: "+reason)]++
+	g.mu.Unlock()
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	w.Header().Set("x-amzn-query-error", "AccessDenied;Sender")
+	w.WriteHeader(http.StatusForbidden)
+	b, _ := json.Marshal(map[string]string{"__type": "com.amazon.coral.service#AccessDeniedException", "message": "local gate: " + reason})
+	w.Write(b)
+}
+
 // awaitSends waits (holding g.mu) until every send begun so far has
 // recorded its sender.
 func (g *Gate) awaitSends() {
@@ -225,57 +320,6 @@ func (g *Gate) awaitSends() {
 		}
 		g.recorded.Wait()
 	}
-}
-
-// principalOf reads the access key id from the SigV4 Authorization header.
-func (g *Gate) principalOf(r *http.Request) string {
-	auth := r.Header.Get("Authorization")
-	_, cred, ok := strings.Cut(auth, "Credential=")
-	if !ok {
-		return ""
-	}
-	key, _, _ := strings.Cut(cred, "/")
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if p, ok := g.keys[key]; ok {
-		return p
-	}
-	return ""
-}
-
-// callOf names a call's IAM action and the address of what it reaches: the
-// SQS JSON protocol's target and QueueUrl, or the SNS query protocol's
-// Action and TopicArn. Calls that create or describe return "" and pass
-// unjudged: building the channel is CloudFormation's business in a deploy,
-// and the channel's own clients do it locally, around the gate.
-func callOf(r *http.Request, body []byte) (action, address string) {
-	if target := r.Header.Get("X-Amz-Target"); strings.HasPrefix(target, "AmazonSQS.") {
-		op := strings.TrimPrefix(target, "AmazonSQS.")
-		var in struct{ QueueUrl string }
-		_ = json.Unmarshal(body, &in)
-		switch op {
-		case "SendMessage", "SendMessageBatch":
-			return "sqs:SendMessage", in.QueueUrl
-		case "ReceiveMessage":
-			return "sqs:ReceiveMessage", in.QueueUrl
-		case "DeleteMessage", "DeleteMessageBatch":
-			return "sqs:DeleteMessage", in.QueueUrl
-		case "ChangeMessageVisibility", "ChangeMessageVisibilityBatch":
-			return "sqs:ChangeMessageVisibility", in.QueueUrl
-		case "PurgeQueue":
-			return "sqs:PurgeQueue", in.QueueUrl
-		}
-		return "", ""
-	}
-	form, err := url.ParseQuery(string(body))
-	if err != nil {
-		return "", ""
-	}
-	switch form.Get("Action") {
-	case "Publish", "PublishBatch":
-		return "sns:Publish", form.Get("TopicArn")
-	}
-	return "", ""
 }
 
 // deny answers as the service does when IAM refuses a call.

@@ -38,6 +38,9 @@ func (p *Poller) Run(ctx context.Context) {
 			MaxNumberOfMessages:   int32(p.Store.Spec.Settings.BatchSize),
 			WaitTimeSeconds:       int32(wait / time.Second),
 			MessageAttributeNames: []string{"All"},
+			// Lambda's event source hands the handler every system
+			// attribute; the handler proves pass two by SenderId.
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameSenderId},
 		})
 		if err != nil || len(out.Messages) == 0 {
 			if err != nil {
@@ -52,6 +55,7 @@ func (p *Poller) Run(ctx context.Context) {
 				ReceiptHandle:     aws.ToString(m.ReceiptHandle),
 				Body:              aws.ToString(m.Body),
 				MessageAttributes: attributes(m.MessageAttributes),
+				Attributes:        m.Attributes,
 				EventSource:       "aws:sqs",
 				EventSourceARN:    p.Store.Queue.ARN,
 				AWSRegion:         p.Region,

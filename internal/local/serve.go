@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,8 +61,17 @@ func (ch *Channel) NewHandler(store string, impls map[contract.Pair]storehandler
 	if o.WrapResponses != nil {
 		responses = o.WrapResponses(responses)
 	}
+	env := ch.Stores[store].HandlerEnvironment(ch.ResponseQueue.URL)
+	var self string
+	if ch.gate != nil {
+		// What Lambda gives the handler: its own role's unique id, and SQS
+		// reporting its sends as "<role id>:<function name>".
+		self = SenderID(HandlerPrincipal(store))
+		env.RoleID, _, _ = strings.Cut(self, ":")
+	}
 	return storehandler.New(storehandler.Config{
-		Env:             ch.Stores[store].HandlerEnvironment(ch.ResponseQueue.URL),
+		Env:             env,
+		PassTwoSender:   self,
 		Implementations: impls,
 		Responses:       responses,
 		Queue:           as.SQS,
