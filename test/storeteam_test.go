@@ -171,7 +171,7 @@ func assertCheckCLIAgrees(t *testing.T, assembly string, reported []reportedLine
 	}
 	var got []string
 	for _, l := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(l, "Store[") || strings.HasPrefix(l, "ErasureSubscriber[") {
+		if strings.HasPrefix(l, "Store[") || strings.HasPrefix(l, "ErasureSubscriber[") || strings.HasPrefix(l, "Access[") {
 			got = append(got, l)
 		}
 	}

@@ -28,21 +28,32 @@ func (c *accessCmd) Run(g *globals) error {
 	}
 	if c.Format == "json" || g.JSON {
 		out := struct {
-			Cells   []erasurecheck.Cell `json:"cells"`
-			Failing int                 `json:"failing"`
-		}{Cells: append([]erasurecheck.Cell{}, cells...), Failing: len(m.Failing())}
+			Classes []erasurecheck.ClassCount `json:"classes"`
+			Cells   []erasurecheck.Cell       `json:"cells"`
+			Failing int                       `json:"failing"`
+		}{Classes: m.Classes(), Cells: append([]erasurecheck.Cell{}, cells...), Failing: len(m.Failing())}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintln(g.Stdout, string(b))
 	} else {
 		fmt.Fprintf(g.Stdout, "access matrix: %d cells, %d do not hold\n\n", len(m.Cells), len(m.Failing()))
 		w := tabwriter.NewWriter(g.Stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "CLASS\tPRINCIPALS\tCELLS\tNEEDED ALLOWED\tFAILING")
+		for _, cc := range m.Classes() {
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\n", cc.Class, cc.Principals, cc.Cells, cc.Allowed, cc.Failing)
+		}
+		w.Flush()
+		fmt.Fprintln(g.Stdout)
+		w = tabwriter.NewWriter(g.Stdout, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(w, "\tPRINCIPAL\tACTION\tRESOURCE\tNEEDED\tPOLICIES\tBECAUSE")
-		for _, cell := range cells {
+		for i, cell := range cells {
 			mark := "ok"
 			if !cell.Holds() {
 				mark = "FAIL"
 			}
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, cell.Principal, cell.Action, cell.Resource, cell.Want, cell.Got, cell.Because)
+			if i%4096 == 4095 {
+				w.Flush() // a table of a million cells is not held whole
+			}
 		}
 		w.Flush()
 	}

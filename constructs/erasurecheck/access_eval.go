@@ -52,6 +52,14 @@ type request struct {
 	action string
 	r      *target
 	ctx    map[string][]string
+	lower  string // action in lower case, when set
+}
+
+func (q request) lowerAction() string {
+	if q.lower != "" {
+		return q.lower
+	}
+	return strings.ToLower(q.action)
 }
 
 // verdict is a decision and the statement that made it.
@@ -85,10 +93,18 @@ func (a *assembly) evaluate(q request) verdict {
 	consider := func(stmts []statement, resourcePolicy bool) *verdict {
 		for i, s := range stmts {
 			m, direct := a.applies(s, q, resourcePolicy)
+			// first names the statement unless one was named already (the
+			// name is built only then: this loop runs for every cell).
+			first := func(have string) string {
+				if have != "" {
+					return have
+				}
+				return s.describe(i)
+			}
 			if m == unknownMatch && s.Effect == "Deny" {
-				unknownDeny = or(unknownDeny, s.describe(i))
+				unknownDeny = first(unknownDeny)
 			} else if m == unknownMatch {
-				unknownAllow = or(unknownAllow, s.describe(i))
+				unknownAllow = first(unknownAllow)
 			}
 			if m != matches {
 				continue
@@ -99,11 +115,11 @@ func (a *assembly) evaluate(q request) verdict {
 			case "Allow":
 				switch {
 				case !resourcePolicy:
-					idAllow = or(idAllow, s.describe(i))
+					idAllow = first(idAllow)
 				case direct:
-					resDirect = or(resDirect, s.describe(i))
+					resDirect = first(resDirect)
 				default:
-					resAccount = or(resAccount, s.describe(i))
+					resAccount = first(resAccount)
 				}
 			}
 		}
@@ -178,7 +194,7 @@ func (s statement) describe(i int) string {
 // resource-policy statement names the principal itself (or everyone), not
 // only its account.
 func (a *assembly) applies(s statement, q request, resourcePolicy bool) (m match, direct bool) {
-	if !s.hasAction(q.action) {
+	if !s.hasLowerAction(q.lowerAction()) {
 		return noMatch, false
 	}
 	if (s.Resource != nil || s.NotResource != nil) && !a.covers(s, q.r.aliases) {

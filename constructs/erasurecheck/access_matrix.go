@@ -39,8 +39,8 @@ type AccessMatrix struct {
 	channelAccount string
 	topicIdents    []string
 	storeNames     []string
-	counts         map[string]int
 	endpointOf     map[int]*endpoint // cell index -> its sns:Subscribe endpoint
+	only           func(channelpolicy.Kind, string) bool
 }
 
 // Failing returns the cells whose decision is not what the channel needs.
@@ -220,7 +220,7 @@ func (a *assembly) templateAt(path string) *template {
 // channelTopic is the erasure topic ErasureChannel built in this app, if any.
 func (a *assembly) channelTopic() (*template, string, bool) {
 	for _, t := range a.templates {
-		for _, id := range sortedIDs(t.Resources) {
+		for _, id := range t.ids() {
 			if r := t.Resources[id]; r.Type == "AWS::SNS::Topic" && r.Metadata[TopicMetadataKey] == true {
 				return t, id, true
 			}
@@ -236,7 +236,7 @@ func (a *assembly) policyTarget(t *template, id, policyType, listProp string) *t
 	inline, inlineProp := map[string]string{"AWS::SQS::QueuePolicy": "AWS::SQS::QueueInlinePolicy", "AWS::SNS::TopicPolicy": "AWS::SNS::TopicInlinePolicy"}[policyType],
 		map[string]string{"AWS::SQS::QueuePolicy": "Queue", "AWS::SNS::TopicPolicy": "TopicArn"}[policyType]
 	var policies []string
-	for _, pid := range sortedIDs(t.Resources) {
+	for _, pid := range t.ids() {
 		r := t.Resources[pid]
 		switch {
 		case r.Type == policyType && (mentions(r.Properties[listProp], id) || refersTo(r.Properties[listProp], id)),

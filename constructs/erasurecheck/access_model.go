@@ -90,10 +90,22 @@ type declared struct {
 
 // matrixFor builds the access matrix of the channel and the stores the check found.
 func (a *assembly) matrixFor(stores []Store, cfg Config) *AccessMatrix {
-	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{}, counts: map[string]int{},
+	return a.matrixOf(stores, cfg, nil)
+}
+
+// lockdownCells are the cells the check judges without Config.Access: every
+// sender of a store's queue and every publisher of the topic.
+func lockdownCells(k channelpolicy.Kind, action string) bool {
+	return k == channelpolicy.Queue && action == "sqs:SendMessage" || k == channelpolicy.Topic && action == "sns:Publish"
+}
+
+// matrixOf is matrixFor with only the cells only admits (all, when nil).
+func (a *assembly) matrixOf(stores []Store, cfg Config, only func(channelpolicy.Kind, string) bool) *AccessMatrix {
+	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{},
 		handlers: map[string]*principal{}, endpointOf: map[int]*endpoint{}, decl: declared{roster: map[string]bool{}}}
 	m.findTargets(stores, cfg)
 	m.findPrincipals(stores)
+	m.only = only
 	m.evaluateAll()
 	return m
 }
@@ -127,6 +139,9 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 			continue
 		}
 		name := storeName(s)
+		if _, taken := m.targets["queue/"+name]; taken {
+			name = s.Stack + "/" + s.QueueID // two hand-rolled stores of one shape
+		}
 		m.storeNames = append(m.storeNames, name)
 		m.add("queue/"+name, channelpolicy.Queue, name, a.policyTarget(t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues"))
 		if s.DeadLetterID != "" {
@@ -182,7 +197,7 @@ func (a *assembly) redrive(props map[string]any) map[string]any {
 // the kind its construct marked it with.
 func (a *assembly) responseByMetadata(m *AccessMatrix) {
 	for _, t := range a.templates {
-		for _, id := range sortedIDs(t.Resources) {
+		for _, id := range t.ids() {
 			r := t.Resources[id]
 			if r.Type == "AWS::SQS::Queue" && r.Metadata[channelpolicy.KindMetadataKey] == string(channelpolicy.ResponseQueue) {
 				a.responseTargets(m, t, map[string]any{"Ref": id})
@@ -240,7 +255,7 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 		}
 	}
 	for _, t := range a.templates {
-		for _, id := range sortedIDs(t.Resources) {
+		for _, id := range t.ids() {
 			if t.Resources[id].Type != "AWS::IAM::Role" {
 				continue
 			}
@@ -316,8 +331,9 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 	}
 	delete(accounts, "")
 	accountList := sortedKeys(accounts)
-	if len(accountList) == 0 {
-		accountList = []string{""} // environment-agnostic: one account
+	if m.agnostic() {
+		// Environment-agnostic stacks deploy to one account, unknown at synth.
+		accountList = append([]string{""}, accountList...)
 	}
 	fresh := freshAccount(accounts)
 	known := m.knownARNs()
@@ -680,31 +696,51 @@ func (m *AccessMatrix) evaluateAll() {
 			}
 		}
 		for _, p := range candidates {
+			base := m.request(p, "", t)
 			for _, action := range channelpolicy.Catalogue[t.kind] {
+				if m.only != nil && !m.only(t.kind, action) {
+					continue
+				}
+				q := base
+				q.action, q.lower = action, lowerActions[action]
 				if action == "sns:Subscribe" {
 					for _, e := range endpoints {
-						m.cell(p, action, t, e)
+						m.cell(p, q, t, e)
 					}
 					continue
 				}
-				m.cell(p, action, t, nil)
+				m.cell(p, q, t, nil)
 			}
 		}
 	}
 }
 
-func (m *AccessMatrix) cell(p *principal, action string, t *target, e *endpoint) {
-	q := m.request(p, action, t)
-	label := action
+// lowerActions are the catalogue's actions in lower case, once.
+var lowerActions = func() map[string]string {
+	out := map[string]string{}
+	for _, list := range channelpolicy.Catalogue {
+		for _, a := range list {
+			out[a] = strings.ToLower(a)
+		}
+	}
+	return out
+}()
+
+func (m *AccessMatrix) cell(p *principal, q request, t *target, e *endpoint) {
+	action, label := q.action, q.action
 	if e != nil {
-		q.ctx["sns:protocol"] = []string{e.protocol}
-		q.ctx["sns:endpoint"] = e.values
+		ctx := make(map[string][]string, len(q.ctx)+2)
+		for k, v := range q.ctx {
+			ctx[k] = v
+		}
+		ctx["sns:protocol"] = []string{e.protocol}
+		ctx["sns:endpoint"] = e.values
+		q.ctx = ctx
 		label = action + "(" + e.label + ")"
 	}
 	v := m.a.evaluate(q)
 	c := Cell{Principal: p.name, Class: p.class, Action: label, Resource: t.name, Want: m.need(p, action, t, e), Got: v.Decision, Because: v.Because}
 	m.Cells = append(m.Cells, c)
-	m.counts[p.class]++
 	if e != nil {
 		m.endpointOf[len(m.Cells)-1] = e
 	}
@@ -803,11 +839,38 @@ func (c *identityCover) reaches(p *principal, t *target) bool {
 	return false
 }
 
-// Counts are the matrix's cells by principal class.
-func (m *AccessMatrix) Counts() map[string]int {
-	out := make(map[string]int, len(m.counts))
-	for k, v := range m.counts {
-		out[k] = v
+// ClassCount is the matrix's cells of one principal class.
+type ClassCount struct {
+	Class      string `json:"class"`
+	Principals int    `json:"principals"` // principals of the class evaluated
+	Cells      int    `json:"cells"`
+	Allowed    int    `json:"allowed"` // cells the channel needs allowed
+	Failing    int    `json:"failing"`
+}
+
+// Classes counts the cells by principal class, in a stable order.
+func (m *AccessMatrix) Classes() []ClassCount {
+	by := map[string]*ClassCount{}
+	principals := map[string]map[string]bool{}
+	for _, c := range m.Cells {
+		cc := by[c.Class]
+		if cc == nil {
+			cc = &ClassCount{Class: c.Class}
+			by[c.Class], principals[c.Class] = cc, map[string]bool{}
+		}
+		cc.Cells++
+		principals[c.Class][c.Principal] = true
+		if c.Want == Allowed {
+			cc.Allowed++
+		}
+		if !c.Holds() {
+			cc.Failing++
+		}
+	}
+	var out []ClassCount
+	for _, k := range sortedKeys(by) {
+		by[k].Principals = len(principals[k])
+		out = append(out, *by[k])
 	}
 	return out
 }

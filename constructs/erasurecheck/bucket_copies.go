@@ -124,7 +124,7 @@ func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp string, limit i
 	bucket := aliases(b.t, b.BucketID)
 	tags := bucketTags(b.Properties)
 	for _, t := range a.templates {
-		for _, selID := range sortedIDs(t.Resources) {
+		for _, selID := range t.ids() {
 			sel := t.Resources[selID]
 			if sel.Type != "AWS::Backup::BackupSelection" {
 				continue

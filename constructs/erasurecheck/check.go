@@ -19,8 +19,11 @@ type Config struct {
 	// Access also refuses every cell of the access matrix (AccessMatrix) that
 	// is not what the channel needs: a widened policy that lets another
 	// principal answer, read a store's requests or use its key, or a narrowed
-	// one that breaks the data path. Each is refused on the resource the
-	// cell reaches, as Access[principal action resource].
+	// one that breaks the data path. Each resource's failing cells are one
+	// line, Access[resource]. Without it the check still refuses, from the
+	// same matrix, a store queue that admits a sender other than SNS for the
+	// topic and the store's handler, and a topic that lets anyone but the
+	// declared publishers publish (or declares none).
 	Access bool
 	// Constants overrides the embedded channel constants (tests only).
 	Constants *contract.Constants
@@ -131,7 +134,7 @@ func (a *assembly) check(cfg Config) *Result {
 	res := &Result{}
 	var stores []*storeCheck
 	for _, t := range a.templates {
-		for _, id := range sortedIDs(t.Resources) {
+		for _, id := range t.ids() {
 			sub := t.Resources[id]
 			if sub.Type != "AWS::SNS::Subscription" || !topics.names(a, t, sub.Properties["TopicArn"]) {
 				continue
@@ -148,8 +151,27 @@ func (a *assembly) check(cfg Config) *Result {
 		res.Stores = append(res.Stores, *sc.store)
 	}
 	sort.SliceStable(res.Stores, func(i, j int) bool { return res.Stores[i].Spec.Name < res.Stores[j].Spec.Name })
-	if cfg.Access {
+	switch {
+	case cfg.Access:
 		res.Findings = append(res.Findings, a.matrixFor(res.Stores, cfg).findings()...)
+	case len(res.Stores) > 0:
+		// Always: who may send to a store's queue (a request nobody published
+		// is erased) and who may publish on the topic (an ERASE every store
+		// obeys). The rest of the matrix is Access's.
+		m := a.matrixOf(res.Stores, cfg, lockdownCells)
+		for _, f := range m.findings() {
+			// A sender the path needs but cannot have is the store rules'
+			// (queuePolicy, handlerRole): here only who else gets in.
+			if f.Type != timing.Missing {
+				res.Findings = append(res.Findings, f)
+			}
+		}
+		if _, tid, ok := a.channelTopic(); ok && len(m.decl.publishers) == 0 {
+			t := m.targets["topic"]
+			res.Findings = append(res.Findings, Finding{Problem: timing.Problem{Path: "ErasureChannel.publishers", Type: timing.Missing,
+				Detail: "the channel declares no publishers (ErasureChannelProps.Publishers): any principal of its account that may sns:Publish can publish an ERASE every store obeys"},
+				Stack: t.t.Stack, Template: t.t.Path, LogicalID: tid})
+		}
 	}
 	return res
 }
@@ -194,7 +216,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		props map[string]any
 	}
 	var esms []esm
-	for _, id := range sortedIDs(t.Resources) {
+	for _, id := range t.ids() {
 		if r := t.Resources[id]; r.Type == "AWS::Lambda::EventSourceMapping" && refersTo(r.Properties["EventSourceArn"], queueID) {
 			esms = append(esms, esm{id, r.Properties})
 		}
@@ -352,7 +374,7 @@ func (a *assembly) topicResource(t *template, topicArn any) map[string]any {
 // queuePolicyStatements are the statements of every queue policy on the queue.
 func (a *assembly) queuePolicyStatements(t *template, queueID string) []statement {
 	var stmts []statement
-	for _, id := range sortedIDs(t.Resources) {
+	for _, id := range t.ids() {
 		if r := t.Resources[id]; r.Type == "AWS::SQS::QueuePolicy" && mentions(r.Properties["Queues"], queueID) {
 			stmts = append(stmts, labelled(statementsIn(t, r.Properties["PolicyDocument"]), t, id)...)
 		}

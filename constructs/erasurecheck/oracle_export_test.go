@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -39,10 +40,11 @@ func TestExportOracleCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var touched map[uintptr]bool // every cell of the app; of a variant, those its edits reach
 		if v > 0 {
-			mutate(a, rand.New(rand.NewPCG(uint64(v), 3)))
+			touched = mutate(a, rand.New(rand.NewPCG(uint64(v), 3)))
 		}
-		for _, x := range dumpSims(a) {
+		for _, x := range dumpSims(a, touched) {
 			x.(map[string]any)["variant"] = v
 			all = append(all, x)
 		}
@@ -54,11 +56,13 @@ func TestExportOracleCases(t *testing.T) {
 	t.Logf("%d cases (%d variants) written to %s", len(all), *oracleVariants, *oracleOut)
 }
 
-// mutate widens or narrows a few statements of the app's policies at random.
-func mutate(a *assembly, r *rand.Rand) {
+// mutate widens or narrows a few statements of the app's policies at random,
+// and returns the statements it changed (by identity).
+func mutate(a *assembly, r *rand.Rand) map[uintptr]bool {
+	touched := map[uintptr]bool{}
 	var docs []map[string]any
 	for _, t := range a.templates {
-		for _, id := range sortedIDs(t.Resources) {
+		for _, id := range t.ids() {
 			res := t.Resources[id]
 			for _, k := range []string{"PolicyDocument", "KeyPolicy"} {
 				if d, ok := res.Properties[k].(map[string]any); ok {
@@ -74,6 +78,7 @@ func mutate(a *assembly, r *rand.Rand) {
 			continue
 		}
 		st := list[r.IntN(len(list))].(map[string]any)
+		touched[reflect.ValueOf(st).Pointer()] = true
 		switch r.IntN(7) {
 		case 0:
 			delete(st, "Condition")
@@ -110,13 +115,22 @@ func mutate(a *assembly, r *rand.Rand) {
 		}
 		d["Statement"] = list
 	}
+	return touched
 }
 
 // dumpSims renders each cell's request and policies with literal ARNs (each
 // resource gets a distinct one; the response key the ARN a store in another
 // app names it by) as an iam-simulate simulation.
-func dumpSims(a *assembly) []any {
+func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 	m := a.accessMatrix(Config{})
+	reaches := func(stmts []statement) bool {
+		for _, s := range stmts {
+			if s.src != nil && touched[reflect.ValueOf(s.src).Pointer()] {
+				return true
+			}
+		}
+		return false
+	}
 	keyLiteral := map[string]string{} // key res ident -> literal used in the app
 	arnOf := func(id string) string {
 		rest := strings.TrimPrefix(id, "res:")
@@ -171,7 +185,7 @@ func dumpSims(a *assembly) []any {
 	// ARN of its account and region (the evaluator's one assumption).
 	if rk := m.targets["response-key"]; rk != nil {
 		for _, t := range a.templates {
-			for _, id := range sortedIDs(t.Resources) {
+			for _, id := range t.ids() {
 				if r := t.Resources[id]; r.Type == "AWS::IAM::Policy" {
 					for _, s := range statementsIn(t, r.Properties["PolicyDocument"]) {
 						for _, res := range stringsOf(s.Resource) {
@@ -237,6 +251,9 @@ func dumpSims(a *assembly) []any {
 	var sims []any
 	for i, c := range m.Cells {
 		p, r := m.principals[c.Principal], m.targets[c.Resource]
+		if touched != nil && !reaches(r.policy) && !reaches(p.identity) {
+			continue
+		}
 		req := m.requestOf(i)
 		ctx := map[string]any{}
 		for k, v := range req.ctx {

@@ -1,6 +1,7 @@
 package erasurecheck
 
 import (
+	"reflect"
 	"strings"
 )
 
@@ -18,7 +19,9 @@ type statement struct {
 	NotResource  any
 	Condition    map[string]any
 
-	from string // where the statement is, for a reason: stack, resource
+	from    string         // where the statement is, for a reason: stack, resource
+	actions *[]string      // Action or NotAction in lower case, from statementsIn
+	src     map[string]any // the template's statement object it was read from
 }
 
 func statementsIn(t *template, doc any) []statement {
@@ -33,11 +36,13 @@ func statementsIn(t *template, doc any) []statement {
 	var out []statement
 	for _, s := range list {
 		sm, _ := s.(map[string]any)
-		st := statement{t: t, Principal: sm["Principal"], NotPrincipal: sm["NotPrincipal"], Action: sm["Action"],
+		st := statement{t: t, src: sm, Principal: sm["Principal"], NotPrincipal: sm["NotPrincipal"], Action: sm["Action"],
 			NotAction: sm["NotAction"], Resource: sm["Resource"], NotResource: sm["NotResource"]}
 		st.Sid, _ = sm["Sid"].(string)
 		st.Effect, _ = sm["Effect"].(string)
 		st.Condition, _ = sm["Condition"].(map[string]any)
+		lower := st.lowerActions()
+		st.actions = &lower
 		out = append(out, st)
 	}
 	return out
@@ -84,22 +89,40 @@ func listOf(v any) []any {
 // hasAction says whether the statement's actions include action (IAM
 // wildcards; actions are case-insensitive). A NotAction statement covers
 // every action it does not list.
-func (s statement) hasAction(action string) bool {
-	action = strings.ToLower(action)
+func (s statement) hasAction(action string) bool { return s.hasLowerAction(strings.ToLower(action)) }
+
+// hasLowerAction is hasAction of an action already in lower case.
+func (s statement) hasLowerAction(action string) bool {
 	if s.NotAction != nil {
-		for _, a := range stringsOf(s.NotAction) {
-			if globMatch(strings.ToLower(a), action) {
+		for _, a := range s.lowerActions() {
+			if globMatch(a, action) {
 				return false
 			}
 		}
 		return true
 	}
-	for _, a := range stringsOf(s.Action) {
-		if globMatch(strings.ToLower(a), action) {
+	for _, a := range s.lowerActions() {
+		if globMatch(a, action) {
 			return true
 		}
 	}
 	return false
+}
+
+// lowerActions are the statement's Action (or NotAction) in lower case.
+func (s statement) lowerActions() []string {
+	if s.actions != nil {
+		return *s.actions
+	}
+	src := s.Action
+	if s.NotAction != nil {
+		src = s.NotAction
+	}
+	var out []string
+	for _, a := range stringsOf(src) {
+		out = append(out, strings.ToLower(a))
+	}
+	return out
 }
 
 // covers says whether the statement's resources reach one of targets. A
@@ -125,10 +148,47 @@ func (a *assembly) covers(s statement, targets []string) bool {
 // resourcePattern renders a statement's resource; one that names its own
 // account or region in a plain template becomes a pattern over them.
 func (a *assembly) resourcePattern(t *template, v any) string {
-	if id := a.ident(t, v); id != "" {
-		return id
+	k, cacheable := keyOf(v)
+	if cacheable && t != nil {
+		if s, ok := t.patterns[k]; ok {
+			return s
+		}
 	}
-	return a.identPattern(t, v)
+	out := a.ident(t, v)
+	if out == "" {
+		out = a.identPattern(t, v)
+	}
+	if cacheable && t != nil {
+		if t.patterns == nil {
+			t.patterns = map[patternKey]string{}
+		}
+		t.patterns[k] = out
+	}
+	return out
+}
+
+// patternKey names a template value for resourcePattern's cache: a string
+// by its text, a map or list by its identity (the templates are not changed
+// once read).
+type patternKey struct {
+	s   string
+	ptr uintptr
+	n   int
+}
+
+func keyOf(v any) (patternKey, bool) {
+	switch x := v.(type) {
+	case string:
+		return patternKey{s: x}, true
+	case map[string]any:
+		return patternKey{ptr: reflect.ValueOf(x).Pointer(), n: -1}, x != nil
+	case []any:
+		if len(x) == 0 {
+			return patternKey{}, false
+		}
+		return patternKey{ptr: reflect.ValueOf(x).Pointer(), n: len(x)}, true
+	}
+	return patternKey{}, false
 }
 
 // identityAllows says whether the identity statements allow every one of
@@ -162,6 +222,18 @@ func (a *assembly) identityAllows(stmts []statement, targets []string, actions .
 // t: inline policies, AWS::IAM::Policy and RolePolicy resources, and managed
 // policies of the assembly.
 func (a *assembly) roleStatements(t *template, roleID string) []statement {
+	if st, ok := t.roleStmts[roleID]; ok {
+		return st
+	}
+	st := a.readRoleStatements(t, roleID)
+	if t.roleStmts == nil {
+		t.roleStmts = map[string][]statement{}
+	}
+	t.roleStmts[roleID] = st
+	return st
+}
+
+func (a *assembly) readRoleStatements(t *template, roleID string) []statement {
 	role, ok := t.Resources[roleID]
 	if !ok || role.Type != "AWS::IAM::Role" {
 		return nil
@@ -176,7 +248,7 @@ func (a *assembly) roleStatements(t *template, roleID string) []statement {
 			out = append(out, labelled(statementsIn(mt, mt.Resources[id].Properties["PolicyDocument"]), mt, id)...)
 		}
 	}
-	for _, id := range sortedIDs(t.Resources) {
+	for _, id := range t.ids() {
 		r := t.Resources[id]
 		switch r.Type {
 		case "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy":

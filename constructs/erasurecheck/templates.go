@@ -72,6 +72,10 @@ type template struct {
 
 	parent       *template      // the stack that nests this one
 	parentParams map[string]any // the Parameters the parent passes in
+
+	sortedIDs []string               // ids(), once
+	roleStmts map[string][]statement // roleStatements, once per role
+	patterns  map[patternKey]string  // resourcePattern, once per value
 }
 
 // assembly is every template the check reads, nested stacks included.
@@ -145,7 +149,7 @@ func (a *assembly) add(t *template, depth int) error {
 	if depth >= maxNesting {
 		return nil
 	}
-	for _, id := range sortedIDs(t.Resources) {
+	for _, id := range t.ids() {
 		r := t.Resources[id]
 		if r.Type != "AWS::CloudFormation::Stack" {
 			continue
@@ -408,6 +412,15 @@ func ReadStores(dir string) ([]Store, error) {
 }
 
 func sortedIDs(m map[string]resource) []string { return sortedKeys(m) }
+
+// ids are the template's logical ids, sorted (computed once: the checks
+// walk them for every store).
+func (t *template) ids() []string {
+	if t.sortedIDs == nil || len(t.sortedIDs) != len(t.Resources) {
+		t.sortedIDs = sortedIDs(t.Resources)
+	}
+	return t.sortedIDs
+}
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

@@ -15,7 +15,7 @@ type topicRefs struct {
 func (a *assembly) erasureTopics(extraARNs []string) topicRefs {
 	r := topicRefs{idents: append([]string(nil), extraARNs...)}
 	for _, t := range a.templates {
-		for _, id := range sortedIDs(t.Resources) {
+		for _, id := range t.ids() {
 			if res := t.Resources[id]; res.Type == "AWS::SNS::Topic" && res.Metadata[TopicMetadataKey] == true {
 				r.idents = append(r.idents, aliases(t, id)...)
 			}
@@ -165,7 +165,7 @@ func (a *assembly) keyUsable(stmts []statement, keyTargets []string, queueAccoun
 // byAlias finds a resource of type typ whose literal ARN is arn.
 func (a *assembly) byAlias(arn, typ string) (*template, string, bool) {
 	for _, t := range a.templates {
-		for _, id := range sortedIDs(t.Resources) {
+		for _, id := range t.ids() {
 			if t.Resources[id].Type != typ {
 				continue
 			}
@@ -192,7 +192,7 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 		handlerRoles[a.ident(t, t.Resources[fnID].Properties["Role"])] = true
 	}
 	for _, rt := range a.templates {
-		for _, id := range sortedIDs(rt.Resources) {
+		for _, id := range rt.ids() {
 			r := rt.Resources[id]
 			switch r.Type {
 			case "AWS::Pipes::Pipe":
@@ -213,7 +213,7 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 					pm, _ := p.(map[string]any)
 					stmts = append(stmts, statementsIn(rt, pm["PolicyDocument"])...)
 				}
-				for _, pid := range sortedIDs(rt.Resources) {
+				for _, pid := range rt.ids() {
 					pr := rt.Resources[pid]
 					if (pr.Type == "AWS::IAM::Policy" || pr.Type == "AWS::IAM::ManagedPolicy") && (mentions(pr.Properties["Users"], id) || mentions(pr.Properties["Groups"], id)) {
 						stmts = append(stmts, statementsIn(rt, pr.Properties["PolicyDocument"])...)
@@ -305,7 +305,7 @@ func Roster(paths []string) ([]string, error) {
 	}
 	var out []string
 	for _, t := range a.templates {
-		for _, id := range sortedIDs(t.Resources) {
+		for _, id := range t.ids() {
 			if r := t.Resources[id]; r.Type == "AWS::SQS::Queue" {
 				out = append(out, stringsOf(r.Metadata[RosterMetadataKey])...)
 			}

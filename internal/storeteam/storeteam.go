@@ -47,10 +47,13 @@ func Install(app awscdk.App) {
 type Shape struct {
 	RawOff, Filter, NoDLQ, NoHandler, Disabled, NoPartial, ReservedZero   bool
 	NoKey, AWSManagedKey, L1EventSource, UnscopedKeyPolicy, NoQueuePolicy bool
-	FIFO, LambdaSubscription                                              bool
-	NoResponseEnv, NoResponseSend, NoResponseKey                          bool
-	PipeReader, PollerRole, OtherAccountReader, Nested                    bool
-	Visibility, Retention, DLQRetention, Timeout, MaxReceive, Window      int
+	// OpenToSenders leaves out the Deny that admits only the topic's SNS
+	// and the handler as senders.
+	OpenToSenders                                                    bool
+	FIFO, LambdaSubscription                                         bool
+	NoResponseEnv, NoResponseSend, NoResponseKey                     bool
+	PipeReader, PollerRole, OtherAccountReader, Nested               bool
+	Visibility, Retention, DLQRetention, Timeout, MaxReceive, Window int
 }
 
 // BucketShape is a bitmap store (ErasureSubscriber + BitmapStoreBucket) whose
@@ -98,7 +101,8 @@ func Cases() []Case {
 		{Name: "reserved-zero", Store: &Shape{ReservedZero: true}, Want: []string{".reservedConcurrency: BreaksErasure"}},
 		{Name: "role-cannot-decrypt", Store: &Shape{L1EventSource: true}, Want: []string{".handlerRole: Missing"}},
 		{Name: "unscoped-key-policy", Store: &Shape{UnscopedKeyPolicy: true}, Want: []string{".encryptionKey: ConfusedDeputy"}},
-		{Name: "no-queue-policy", Store: &Shape{NoQueuePolicy: true}, Want: []string{".queuePolicy: BreaksErasure"}},
+		{Name: "no-queue-policy", Store: &Shape{NoQueuePolicy: true}, Want: []string{".queuePolicy: BreaksErasure", "Access[queue/"}}, // nor does anything keep other senders out
+		{Name: "open-to-senders", Store: &Shape{OpenToSenders: true}, Want: []string{"Access[queue/"}},
 		{Name: "no-handler", Store: &Shape{NoHandler: true}, Want: []string{".handler: Missing"}},
 		{Name: "fifo", Store: &Shape{FIFO: true}, Want: []string{".queue: FIFO"}},
 		{Name: "lambda-subscription", Store: &Shape{LambdaSubscription: true}, Want: []string{".protocol: Invalid"}},
@@ -222,10 +226,25 @@ func (h Shape) Build(scope constructs.Construct) {
 		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Resources: jsii.Strings(*q.QueueArn()),
 			Actions: jsii.Strings("sqs:ReceiveMessage", "sqs:DeleteMessage"), Principals: &[]awsiam.IPrincipal{awsiam.NewAccountPrincipal(jsii.String("333333333333"))}}))
 	}
+	// Only the topic's SNS and the handler may send: anyone else's message
+	// would be a request nobody published (the constructs' own lock).
+	onlySenders := func(roles ...*string) {
+		if h.OpenToSenders || h.NoQueuePolicy {
+			return
+		}
+		cond := map[string]interface{}{"aws:SourceArn": []interface{}{topic.TopicArn()}}
+		if len(roles) > 0 {
+			cond["aws:PrincipalArn"] = []interface{}{roles[0]}
+		}
+		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Sid: jsii.String("OnlyTheTopicAndTheHandlerSend"),
+			Effect: awsiam.Effect_DENY, Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()}, Resources: jsii.Strings(*q.QueueArn()),
+			Actions: jsii.Strings("sqs:SendMessage"), Conditions: &map[string]interface{}{"ArnNotLike": cond}}))
+	}
 	if h.NoHandler {
 		if l1 {
 			subscribeL1(scope, topic, q, h)
 		}
+		onlySenders()
 		return
 	}
 	fp := HandlerProps()
@@ -267,6 +286,7 @@ func (h Shape) Build(scope constructs.Construct) {
 		}
 		fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, esp))
 	}
+	onlySenders(fn.Role().RoleArn())
 	if h.PipeReader || h.PollerRole {
 		role := awsiam.NewRole(scope, jsii.String("PollerRole"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("pipes.amazonaws.com"), nil)})
 		q.GrantConsumeMessages(role)

@@ -3,6 +3,7 @@
 // correctly, and two broken the way a hand-rolled store breaks. The app has
 // no guardrail of its own; `erasurectl check cdk.out` is the guardrail.
 import * as cdk from "aws-cdk-lib";
+import * as iam from "aws-cdk-lib/aws-iam";
 import * as kms from "aws-cdk-lib/aws-kms";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import * as les from "aws-cdk-lib/aws-lambda-event-sources";
@@ -40,6 +41,13 @@ function store(app: cdk.App, id: string, name: string, broken: Breakage = {}) {
     },
   });
   fn.addEventSource(new les.SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true }));
+  // Only the topic's SNS and the handler send: anyone else's message would be
+  // a request nobody published.
+  queue.addToResourcePolicy(new iam.PolicyStatement({
+    sid: "OnlyTheTopicAndTheHandlerSend", effect: iam.Effect.DENY, principals: [new iam.AnyPrincipal()],
+    actions: ["sqs:SendMessage"], resources: [queue.queueArn],
+    conditions: { ArnNotLike: { "aws:SourceArn": channel.topicArn, "aws:PrincipalArn": fn.role!.roleArn } },
+  }));
   queue.grantSendMessages(fn); // pass two
   if (!broken.noAnswerGrant) {
     responses.grantSendMessages(fn);
