@@ -194,6 +194,9 @@ func (s statement) describe(i int) string {
 // resource-policy statement names the principal itself (or everyone), not
 // only its account.
 func (a *assembly) applies(s statement, q request, resourcePolicy bool) (m match, direct bool) {
+	if s.Action != nil && s.NotAction != nil || s.Resource != nil && s.NotResource != nil || s.Principal != nil && s.NotPrincipal != nil {
+		return unknownMatch, false // not a valid statement: IAM refuses the policy
+	}
 	if !s.hasLowerAction(q.lowerAction()) {
 		return noMatch, false
 	}

@@ -130,6 +130,9 @@ func TestEvaluate(t *testing.T) {
 		{"an ARN pattern per field", principal{account: "111111111111", aliases: []string{role111}}, sendAll,
 			"sqs:SendMessage", target{aliases: []string{queue}, account: "111111111111"},
 			`{"Statement":[{"Effect":"Deny","Principal":"*","Action":"sqs:*","Resource":"*","Condition":{"ArnLike":{"aws:PrincipalArn":"arn:aws:iam::*:role/hand?er"}}}]}`, nil, Denied},
+		{"a statement with both Action and NotAction is no valid statement", principal{account: "111111111111", aliases: []string{role111}}, sendAll,
+			"sqs:SendMessage", target{aliases: []string{queue}, account: "111111111111"},
+			`{"Statement":[{"Effect":"Deny","Principal":"*","Action":"sqs:TagQueue","NotAction":"sqs:SendMessage","Resource":"*"}]}`, nil, Undecided},
 		{"two resource policies on one queue cannot be judged", principal{account: "111111111111", aliases: []string{role111}}, sendAll,
 			"sqs:SendMessage", target{aliases: []string{queue}, account: "111111111111", conflict: "two queue policies"}, noPolicy, nil, Undecided},
 	}

@@ -3,12 +3,16 @@
 // development-time oracle only, never part of the build, CI or anything
 // shipped). Reads the cases TestExportOracleCases wrote; exits 1 on any
 // disagreement or any case the oracle refuses. Usage: node run.mjs CASES.json
-import { readFileSync } from 'node:fs'
+import { createReadStream } from 'node:fs'
+import { createInterface } from 'node:readline'
 import { runSimulation } from '@cloud-copilot/iam-simulate'
 
-const cases = JSON.parse(readFileSync(process.argv[2], 'utf8'))
-let agree = 0, disagree = 0, refused = 0
-for (const c of cases) {
+// JSON Lines: one case a line, read as a stream.
+let agree = 0, disagree = 0, refused = 0, total = 0
+for await (const line of createInterface({ input: createReadStream(process.argv[2]), crlfDelay: Infinity })) {
+  if (!line) continue
+  const c = JSON.parse(line)
+  total++
   if (c.cell.got === 'undecided') { refused++; console.log('UNDECIDED (ours)', c.variant, c.cell.principal, c.cell.action, c.cell.resource); continue }
   const r = await runSimulation(c.simulation, {})
   const errors = r.errors || r.result?.errors
@@ -17,5 +21,5 @@ for (const c of cases) {
   if (oracle === c.cell.got) agree++
   else { disagree++; console.log('DIFF variant', c.variant, c.cell.principal, c.cell.action, c.cell.resource, 'ours', c.cell.got, 'oracle', r.overallResult) }
 }
-console.log(`${cases.length} cells: ${agree} agree, ${disagree} disagree, ${refused} not compared`)
+console.log(`${total} cells: ${agree} agree, ${disagree} disagree, ${refused} not compared`)
 process.exit(disagree + refused > 0 ? 1 : 0)
