@@ -117,6 +117,61 @@ func (b promotingBackend) DeleteObjectVersion(bucket, key string, id gofakes3.Ve
 	return b.Backend.DeleteObjectVersion(bucket, key, id)
 }
 
+// ListBucketVersions pages as S3 does: at most MaxKeys versions (1,000 by
+// default and at most), IsTruncated with NextKeyMarker and
+// NextVersionIdMarker naming the last one returned, and a request with
+// those markers resuming after it. (gofakes3 v1.2.0 reports IsTruncated
+// without markers, so a client asks for the first page forever.)
+func (b promotingBackend) ListBucketVersions(bucket string, prefix *gofakes3.Prefix, page *gofakes3.ListBucketVersionsPage) (*gofakes3.ListBucketVersionsResult, error) {
+	all, err := b.Backend.ListBucketVersions(bucket, prefix, &gofakes3.ListBucketVersionsPage{})
+	if err != nil || page == nil {
+		return all, err
+	}
+	limit := page.MaxKeys
+	if limit <= 0 || limit > maxListKeys {
+		limit = maxListKeys
+	}
+	start := 0
+	if page.KeyMarker != "" {
+		start = len(all.Versions)
+		for i, v := range all.Versions {
+			key, id := versionKey(v)
+			if page.VersionIDMarker != "" && key == page.KeyMarker && id == page.VersionIDMarker {
+				start = i + 1
+				break
+			}
+			if page.VersionIDMarker == "" && key > page.KeyMarker {
+				start = i
+				break
+			}
+		}
+	}
+	rest := all.Versions[start:]
+	out := *all
+	out.MaxKeys, out.KeyMarker, out.VersionIDMarker = limit, page.KeyMarker, page.VersionIDMarker
+	out.IsTruncated, out.NextKeyMarker, out.NextVersionIDMarker = false, "", ""
+	if int64(len(rest)) > limit {
+		rest = rest[:limit]
+		out.IsTruncated = true
+		out.NextKeyMarker, out.NextVersionIDMarker = versionKey(rest[len(rest)-1])
+	}
+	out.Versions = rest
+	return &out, nil
+}
+
+// maxListKeys is S3's most keys (and versions) in one listing page.
+const maxListKeys = 1000
+
+func versionKey(v gofakes3.VersionItem) (string, gofakes3.VersionID) {
+	switch x := v.(type) {
+	case *gofakes3.Version:
+		return x.Key, x.VersionID
+	case *gofakes3.DeleteMarker:
+		return x.Key, x.VersionID
+	}
+	return "", v.GetVersionID()
+}
+
 func (b promotingBackend) hasOlderVersions(bucket, key string, id gofakes3.VersionID) bool {
 	prefix := gofakes3.NewPrefix(&key, nil)
 	res, err := b.ListBucketVersions(bucket, &prefix, &gofakes3.ListBucketVersionsPage{})

@@ -93,10 +93,15 @@ func (r Result) Counts() (erased, superseded, faulted int) {
 // version held the id are scanned and left out of the ledger. The returned
 // error is for a namespace that could not be listed.
 //
+// Before an entry says erased, the row is read once more: a writer that
+// published after the listing (a load that began after it, say) changed its
+// token, and the entry is superseded instead.
+//
 // Requests per segment, in order: read row, read generation, [write
 // generation], publish row, list versions, then the deletes (and reads of
-// versions not yet read) in parallel: 6 round trips for a segment whose
-// current generation alone holds the id, 4 for one that never held it.
+// versions not yet read) in parallel, then the row again: 7 round trips for
+// a segment whose current generation alone holds the id, 4 for one that
+// never held it.
 func (s *Store) EraseSubject(ctx context.Context, id uint32, namespace string) (Result, error) {
 	res := Result{Namespace: namespace}
 	segs, err := s.Segments(ctx, namespace)
@@ -214,11 +219,13 @@ func (s *Store) eraseSegment(ctx context.Context, ns, seg string, id uint32) (En
 		outcome  error // the first fault
 		overtook bool  // a holder above the fence, or a version gone since listed
 	)
+	inFlight := make(chan struct{}, s.opts.RequestsPerSegment)
 	for i := range checks {
 		c := &checks[i]
 		wg.Add(1)
+		inFlight <- struct{}{}
 		go func() {
-			defer wg.Done()
+			defer func() { <-inFlight; wg.Done() }()
 			if !c.known {
 				bm, _, err := s.readGeneration(ctx, ns, seg, c.v.gen, c.v.id)
 				if err != nil {
@@ -266,6 +273,18 @@ func (s *Store) eraseSegment(ctx context.Context, ns, seg string, id uint32) (En
 		return superseded()
 	case !held:
 		return e, false
+	}
+	// "erased" must hold when the call returns. A load may have started
+	// after the listing, read the fence and published a generation holding
+	// the id: the listing never saw it. Every publish draws a new token, so
+	// the row still carrying the fence's token says no writer published
+	// since; any other row is a racing writer: superseded, re-run.
+	after, _, err := s.readRow(ctx, ns, seg)
+	switch {
+	case err != nil:
+		return fault(err)
+	case after == nil || after.Token != fence.Token:
+		return superseded()
 	}
 	e.Erased = true
 	return e, true

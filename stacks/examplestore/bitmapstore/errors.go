@@ -22,6 +22,7 @@ const (
 	CodeCanceled          = "CANCELED"           // the context was canceled
 	CodeTimeout           = "TIMEOUT"            // the context's deadline passed
 	CodeRequestFailed     = "S3_REQUEST_FAILED"  // an S3 call failed without a usable error code
+	CodeListNoProgress    = "LIST_NO_PROGRESS"   // a truncated listing page that names no next page past this one
 )
 
 // Error is the store's error: an operation and a code, nothing else. The

@@ -52,6 +52,10 @@ const DefaultPrefix = "cbm/"
 // DefaultConcurrency is how many segments EraseSubject works on at once.
 const DefaultConcurrency = 8
 
+// DefaultRequestsPerSegment is how many reads and deletes of one segment's
+// versions EraseSubject has in flight at once.
+const DefaultRequestsPerSegment = 8
+
 // Options configure a Store.
 type Options struct {
 	Bucket string
@@ -66,6 +70,10 @@ type Options struct {
 	Keep int
 	// Concurrency bounds EraseSubject's parallel segments. Default 8.
 	Concurrency int
+	// RequestsPerSegment bounds the version reads and deletes one segment's
+	// erasure has in flight; EraseSubject has at most Concurrency ×
+	// RequestsPerSegment requests in flight. Default 8.
+	RequestsPerSegment int
 	// Now is the reader cache's clock (tests). Default time.Now.
 	Now func() time.Time
 }
@@ -95,6 +103,9 @@ var reservedNamespaces = map[string]bool{"registry": true, "segments": true}
 func New(client S3, opts Options) (*Store, error) {
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
+	}
+	if opts.RequestsPerSegment <= 0 {
+		opts.RequestsPerSegment = DefaultRequestsPerSegment
 	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = DefaultConcurrency
@@ -424,6 +435,12 @@ func eachVersion(ctx context.Context, c versionLister, bucket, prefix string, fn
 		if !aws.ToBool(page.IsTruncated) {
 			return nil
 		}
+		// A truncated page must name where the next one starts, past this
+		// one's: otherwise asking again would only repeat it.
+		next, nextID := aws.ToString(page.NextKeyMarker), aws.ToString(page.NextVersionIdMarker)
+		if next == "" || next == aws.ToString(in.KeyMarker) && nextID == aws.ToString(in.VersionIdMarker) {
+			return &Error{Op: "list versions", Code: CodeListNoProgress}
+		}
 		in.KeyMarker, in.VersionIdMarker = page.NextKeyMarker, page.NextVersionIdMarker
 	}
 }
@@ -439,8 +456,11 @@ func (s *Store) list(ctx context.Context, prefix string, fn func(key string)) er
 		for _, o := range out.Contents {
 			fn(aws.ToString(o.Key))
 		}
-		if !aws.ToBool(out.IsTruncated) || out.NextContinuationToken == nil {
+		if !aws.ToBool(out.IsTruncated) {
 			return nil
+		}
+		if aws.ToString(out.NextContinuationToken) == "" || aws.ToString(out.NextContinuationToken) == aws.ToString(in.ContinuationToken) {
+			return &Error{Op: "list", Code: CodeListNoProgress} // a truncated page with no way past it
 		}
 		in.ContinuationToken = out.NextContinuationToken
 	}
