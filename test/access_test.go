@@ -159,6 +159,26 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
+// withoutStatement copies the example app's assembly without statement i of
+// ref's policy, and returns the copy and its access matrix.
+func withoutStatement(t *testing.T, ref policyDocRef, i int) (string, *erasurecheck.AccessMatrix) {
+	t.Helper()
+	dir := copyAssembly(t, defaultDir)
+	tpls := readTemplates(t, dir)
+	for _, r := range policyDocs(tpls) {
+		if r.stack == ref.stack && r.id == ref.id {
+			list := r.doc["Statement"].([]any)
+			r.doc["Statement"] = append(append([]any{}, list[:i]...), list[i+1:]...)
+		}
+	}
+	writeTemplates(t, dir, tpls)
+	m, err := erasurecheck.Access([]string{dir}, erasurecheck.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, m
+}
+
 // tlsOnly says whether a statement is CDK's deny of requests without TLS:
 // the matrix asks every request over TLS, as every SDK sends it.
 func tlsOnly(st map[string]any) bool {
@@ -182,19 +202,7 @@ func TestEveryStatementOfThePoliciesIsNeeded(t *testing.T) {
 				continue
 			}
 			name := fmt.Sprintf("%s/%s statement %d %v", ref.stack, ref.id, i+1, sm["Sid"])
-			dir := copyAssembly(t, defaultDir)
-			tpls := readTemplates(t, dir)
-			for _, r := range policyDocs(tpls) {
-				if r.stack == ref.stack && r.id == ref.id {
-					list := r.doc["Statement"].([]any)
-					r.doc["Statement"] = append(append([]any{}, list[:i]...), list[i+1:]...)
-				}
-			}
-			writeTemplates(t, dir, tpls)
-			m, err := erasurecheck.Access([]string{dir}, erasurecheck.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			dir, m := withoutStatement(t, ref, i)
 			if len(m.Failing()) == 0 {
 				t.Errorf("without %s every cell still holds: the matrix does not see what it guards", name)
 			}

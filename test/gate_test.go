@@ -17,6 +17,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
+	"github.com/linn-cloud/erasure-channel/internal/emulator"
 	"github.com/linn-cloud/erasure-channel/internal/local"
 )
 
@@ -30,29 +31,7 @@ import (
 // counts it; and the round completes with the real answers only.
 func TestForgedAnswersAreRefusedOnTheLocalChannel(t *testing.T) {
 	t.Parallel()
-	defaultApp(t)
-	matrix, err := erasurecheck.Access([]string{defaultDir}, erasurecheck.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := sharedEmulator(t)
-	c := scaledConstants(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	spec := local.Spec{Prefix: "forged-", Constants: c}
-	for _, n := range []string{"bitmaps", "ledger", "space"} {
-		spec.Stores = append(spec.Stores, local.StoreSpec{Name: n, Settings: timing.Defaults(c)})
-	}
-	ch, err := local.Create(ctx, local.NewClients(e.Endpoint, e.Region), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gate, err := local.StartGate(e.Endpoint, matrix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gate.Close() })
-	ch.Guard(gate, e.Region)
+	ctx, e, c, ch, gate := exampleChannelBehindGate(t, "forged-")
 
 	logs := &local.LogBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
@@ -138,4 +117,35 @@ func TestForgedAnswersAreRefusedOnTheLocalChannel(t *testing.T) {
 		t.Error("no SENDER_NOT_ON_ROSTER line in the log")
 	}
 	assertNoLeak(t, logs.String(), erase)
+}
+
+// exampleChannelBehindGate creates the example app's three stores' queues on
+// the shared emulator (names prefixed) behind a gate that decides with the
+// example app's access matrix.
+func exampleChannelBehindGate(t *testing.T, prefix string) (context.Context, *emulator.Emulator, contract.Constants, *local.Channel, *local.Gate) {
+	t.Helper()
+	defaultApp(t)
+	matrix, err := erasurecheck.Access([]string{defaultDir}, erasurecheck.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sharedEmulator(t)
+	c := scaledConstants(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	spec := local.Spec{Prefix: prefix, Constants: c}
+	for _, n := range []string{"bitmaps", "ledger", "space"} {
+		spec.Stores = append(spec.Stores, local.StoreSpec{Name: n, Settings: timing.Defaults(c)})
+	}
+	ch, err := local.Create(ctx, local.NewClients(e.Endpoint, e.Region), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate, err := local.StartGate(e.Endpoint, matrix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = gate.Close() })
+	ch.Guard(gate, e.Region)
+	return ctx, e, c, ch, gate
 }
