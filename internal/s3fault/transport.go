@@ -26,12 +26,16 @@ const (
 	TimedOut          // no answer, not forwarded
 	LostAs500         // forwarded and applied; answered 500
 	LostTimeout       // forwarded and applied; no answer
+	NotFound          // a read answered 404 NoSuchKey/NoSuchVersion, not forwarded (a listed object "gone")
 	numFaults
+	// Permanent: every request of one kind (GET, PUT, DELETE, LIST) of a
+	// doomed operation answers 500, retries included (PermanentRate).
+	Permanent = numFaults
 )
 
 // String names the fault.
 func (f Fault) String() string {
-	return [...]string{"none", "throttled", "refused", "timed-out", "applied-answer-500", "applied-no-answer"}[f]
+	return [...]string{"none", "throttled", "refused", "timed-out", "applied-answer-500", "applied-no-answer", "not-found", "permanent"}[f]
 }
 
 // Op is a caller's operation: the transport counts the faults it injected
@@ -40,7 +44,13 @@ func (f Fault) String() string {
 type Op struct {
 	Faults    atomic.Int32
 	firstSent atomic.Int64 // unix nanoseconds
+	doomOnce  sync.Once
+	doomed    string // the request kind that fails for good ("" for none)
 }
+
+// Doomed is the request kind every request of which fails for the
+// operation ("" for none).
+func (o *Op) Doomed() string { return o.doomed }
 
 // FirstSent is when the operation's first request was sent (zero if none).
 func (o *Op) FirstSent() time.Time {
@@ -76,11 +86,15 @@ type Transport struct {
 	// RecordBodiesOf: the bodies of PutObjects whose key contains it are
 	// kept with their Write ("" keeps none).
 	RecordBodiesOf string
+	// PermanentRate (0..1) is the share of tagged operations one kind of
+	// whose requests (GET, PUT, DELETE or LIST, chosen by the seed) fails
+	// every time.
+	PermanentRate float64
 
 	mu       sync.Mutex
 	rng      *rand.Rand
 	enabled  bool
-	counts   [numFaults]int
+	counts   [numFaults + 1]int
 	writes   []Write
 	requests int
 }
@@ -98,7 +112,7 @@ func (t *Transport) Counts() (map[string]int, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := map[string]int{}
-	for f := Throttled; f < numFaults; f++ {
+	for f := Throttled; f <= Permanent; f++ {
 		out[f.String()] = t.counts[f]
 	}
 	return out, t.requests
@@ -125,6 +139,30 @@ func (t *Transport) pick() Fault {
 	return f
 }
 
+// kindOf is a request's kind for PermanentRate.
+func kindOf(req *http.Request) string {
+	q := req.URL.Query()
+	switch {
+	case req.Method == http.MethodGet && (q.Has("versions") || q.Has("list-type")):
+		return "LIST"
+	case req.Method == http.MethodGet || req.Method == http.MethodHead:
+		return "GET"
+	}
+	return req.Method
+}
+
+// doom decides, once per operation, whether one kind of its requests fails
+// for good.
+func (t *Transport) doom(op *Op) {
+	op.doomOnce.Do(func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.enabled && t.PermanentRate > 0 && t.rng.Float64() < t.PermanentRate {
+			op.doomed = [...]string{"GET", "PUT", "DELETE", "LIST"}[t.rng.Intn(4)]
+		}
+	})
+}
+
 // timeoutError is a transport timeout, as a dropped connection looks.
 type timeoutError struct{}
 
@@ -139,10 +177,22 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		op.firstSent.CompareAndSwap(0, time.Now().UnixNano())
 	}
 	f := t.pick()
+	if f == NotFound && kindOf(req) != "GET" {
+		f = Refused // only a read can answer 404
+	}
+	if op != nil {
+		t.doom(op)
+		t.mu.Lock()
+		if t.enabled && op.doomed != "" && op.doomed == kindOf(req) {
+			f = Permanent
+			t.counts[Permanent]++
+		}
+		t.mu.Unlock()
+	}
 	if f != None && op != nil {
 		op.Faults.Add(1)
 	}
-	if f == Throttled || f == Refused || f == TimedOut {
+	if f == Throttled || f == Refused || f == TimedOut || f == NotFound || f == Permanent {
 		if req.Body != nil {
 			req.Body.Close() // as a transport that sent nothing would
 		}
@@ -150,8 +200,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch f {
 	case Throttled:
 		return errorResponse(req, http.StatusServiceUnavailable, "SlowDown"), nil
-	case Refused:
+	case Refused, Permanent:
 		return errorResponse(req, http.StatusInternalServerError, "InternalError"), nil
+	case NotFound:
+		code := "NoSuchKey"
+		if req.URL.Query().Has("versionId") {
+			code = "NoSuchVersion"
+		}
+		return errorResponse(req, http.StatusNotFound, code), nil
 	case TimedOut:
 		return nil, &url.Error{Op: req.Method, URL: req.URL.Path, Err: timeoutError{}}
 	}

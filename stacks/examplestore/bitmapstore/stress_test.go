@@ -23,7 +23,8 @@ import (
 var (
 	stressIterations = flag.Int("stress.iterations", 150, "randomized interleavings of erasures, loads and reads")
 	stressSeed       = flag.Int64("stress.seed", 1, "seed of the interleavings and the faults")
-	stressFaultRate  = flag.Float64("stress.faults", 0.08, "share of S3 requests that fail (refused, throttled, timed out, applied with the answer lost)")
+	stressFaultRate  = flag.Float64("stress.faults", 0.08, "share of S3 requests that fail (refused, throttled, timed out, applied with the answer lost, a read answered 404)")
+	stressPermanent  = flag.Float64("stress.permanent", 0.1, "share of operations one kind of whose requests (GET, PUT, DELETE, LIST) fails every time")
 	stressVerbose    = flag.Bool("stress.report", false, "print the ledger of the run")
 )
 
@@ -93,6 +94,7 @@ func TestStressEraseLoadRace(t *testing.T) {
 	srv := newS3(t)
 	tr := s3fault.NewTransport(*stressSeed, *stressFaultRate)
 	tr.RecordBodiesOf = "/registry/"
+	tr.PermanentRate = *stressPermanent
 	faulty := srv.ClientWith(tr, 3)
 	raw := srv.Client()
 	rng := rand.New(rand.NewSource(*stressSeed))
