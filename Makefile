@@ -84,9 +84,10 @@ bench-bitmap:
 STRESS_ITERATIONS ?= 10000
 STRESS_SEED ?= 1
 STRESS_FAULTS ?= 0.08
-STRESS_PERMANENT ?= 0.1
+STRESS_PERMANENT ?= 0.25
+STRESS_NOTFOUND ?= 0.1
 stress-bitmap:
-	set -o pipefail; go test -v -count=1 -run TestStressEraseLoadRace -timeout 0 ./stacks/examplestore/bitmapstore -stress.iterations=$(STRESS_ITERATIONS) -stress.seed=$(STRESS_SEED) -stress.faults=$(STRESS_FAULTS) -stress.permanent=$(STRESS_PERMANENT) -stress.report | grep -v '^\(=== RUN\|--- PASS\|PASS\|ok \)'
+	set -o pipefail; go test -v -count=1 -run TestStressEraseLoadRace -timeout 0 ./stacks/examplestore/bitmapstore -stress.iterations=$(STRESS_ITERATIONS) -stress.seed=$(STRESS_SEED) -stress.faults=$(STRESS_FAULTS) -stress.permanent=$(STRESS_PERMANENT) -stress.notfound=$(STRESS_NOTFOUND) -stress.report | grep -v '^\(=== RUN\|--- PASS\|PASS\|ok \)'
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

@@ -26,7 +26,7 @@ const (
 	TimedOut          // no answer, not forwarded
 	LostAs500         // forwarded and applied; answered 500
 	LostTimeout       // forwarded and applied; no answer
-	NotFound          // a read answered 404 NoSuchKey/NoSuchVersion, not forwarded (a listed object "gone")
+	NotFound          // a read of a listed version answered 404 NoSuchVersion, not forwarded (Op.ListedReads404)
 	numFaults
 	// Permanent: every request of one kind (GET, PUT, DELETE, LIST) of a
 	// doomed operation answers 500, retries included (PermanentRate).
@@ -42,10 +42,16 @@ func (f Fault) String() string {
 // into the operation's requests and when it first sent one. Attach it with
 // WithOp.
 type Op struct {
-	Faults    atomic.Int32
-	firstSent atomic.Int64 // unix nanoseconds
-	doomOnce  sync.Once
-	doomed    string // the request kind that fails for good ("" for none)
+	// ListedReads404: reads of an object version by id may be answered 404
+	// (NotFound, NotFoundRate), as a version listed and then deleted by a
+	// racing writer is met. Only for operations that list before they read
+	// (an erasure): S3 is strongly consistent, so any other read of an
+	// existing object never answers 404.
+	ListedReads404 bool
+	Faults         atomic.Int32
+	firstSent      atomic.Int64 // unix nanoseconds
+	doomOnce       sync.Once
+	doomed         string // the request kind that fails for good ("" for none)
 }
 
 // Doomed is the request kind every request of which fails for the
@@ -86,6 +92,10 @@ type Transport struct {
 	// RecordBodiesOf: the bodies of PutObjects whose key contains it are
 	// kept with their Write ("" keeps none).
 	RecordBodiesOf string
+	// NotFoundRate (0..1) is the share of reads of an object version by id
+	// answered 404 NoSuchVersion besides Rate's faults: the listed version a
+	// racing writer deleted, as the reader meets it.
+	NotFoundRate float64
 	// PermanentRate (0..1) is the share of tagged operations one kind of
 	// whose requests (GET, PUT, DELETE or LIST, chosen by the seed) fails
 	// every time.
@@ -177,8 +187,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		op.firstSent.CompareAndSwap(0, time.Now().UnixNano())
 	}
 	f := t.pick()
-	if f == NotFound && kindOf(req) != "GET" {
-		f = Refused // only a read can answer 404
+	versionRead := req.Method == http.MethodGet && req.URL.Query().Has("versionId") && op != nil && op.ListedReads404
+	if f == NotFound && !versionRead {
+		f = Refused // only a read of a listed version can answer 404
+	}
+	if f == None && versionRead && t.NotFoundRate > 0 {
+		t.mu.Lock()
+		if t.enabled && t.rng.Float64() < t.NotFoundRate {
+			f = NotFound
+			t.counts[NotFound]++
+		}
+		t.mu.Unlock()
 	}
 	if op != nil {
 		t.doom(op)
@@ -203,11 +222,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case Refused, Permanent:
 		return errorResponse(req, http.StatusInternalServerError, "InternalError"), nil
 	case NotFound:
-		code := "NoSuchKey"
-		if req.URL.Query().Has("versionId") {
-			code = "NoSuchVersion"
-		}
-		return errorResponse(req, http.StatusNotFound, code), nil
+		return errorResponse(req, http.StatusNotFound, "NoSuchVersion"), nil
 	case TimedOut:
 		return nil, &url.Error{Op: req.Method, URL: req.URL.Path, Err: timeoutError{}}
 	}

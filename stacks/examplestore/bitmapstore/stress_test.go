@@ -24,7 +24,8 @@ var (
 	stressIterations = flag.Int("stress.iterations", 150, "randomized interleavings of erasures, loads and reads")
 	stressSeed       = flag.Int64("stress.seed", 1, "seed of the interleavings and the faults")
 	stressFaultRate  = flag.Float64("stress.faults", 0.08, "share of S3 requests that fail (refused, throttled, timed out, applied with the answer lost, a read answered 404)")
-	stressPermanent  = flag.Float64("stress.permanent", 0.1, "share of operations one kind of whose requests (GET, PUT, DELETE, LIST) fails every time")
+	stressPermanent  = flag.Float64("stress.permanent", 0.25, "share of operations one kind of whose requests (GET, PUT, DELETE, LIST) fails every time")
+	stressNotFound   = flag.Float64("stress.notfound", 0.1, "share of reads of a listed version by id answered 404 besides -stress.faults")
 	stressVerbose    = flag.Bool("stress.report", false, "print the ledger of the run")
 )
 
@@ -71,7 +72,9 @@ func (l *stressLedger) violate(format string, args ...any) {
 // TestStressEraseLoadRace runs seeded, randomized interleavings of
 // EraseSubject, Load (with collection) and Contains, from separate Store
 // instances, against the embedded S3 through a transport that refuses,
-// throttles, times out, and applies requests whose answers it then loses.
+// throttles, times out, applies requests whose answers it then loses,
+// answers an erasure's read of a listed version 404, and dooms a quarter of
+// the operations to one request kind failing for good.
 // After every iteration an oracle that reads every row and every object
 // version through the S3 API (never the store's Audit) checks:
 //
@@ -81,8 +84,10 @@ func (l *stressLedger) violate(format string, args ...any) {
 //     only if it came from a load that began after the erasure did;
 //  3. an erasure none of whose requests failed has no error entry (a racing
 //     writer is superseded, never an error);
-//  4. the generations a segment's rows name never go back: a number once
-//     passed is never published again (a writer whose row went stale may
+//  4. the generations a segment's rows name never go back, and a new pointer
+//     is never below the next number of the row it replaces (numbers come only
+//     from the row's next): a number once passed is never published again (a
+//     writer whose row went stale may
 //     write an object under a collected number, since S3's If-None-Match
 //     does not see through a delete marker; it is refused and deletes that
 //     version itself);
@@ -95,6 +100,7 @@ func TestStressEraseLoadRace(t *testing.T) {
 	tr := s3fault.NewTransport(*stressSeed, *stressFaultRate)
 	tr.RecordBodiesOf = "/registry/"
 	tr.PermanentRate = *stressPermanent
+	tr.NotFoundRate = *stressNotFound
 	faulty := srv.ClientWith(tr, 3)
 	raw := srv.Client()
 	rng := rand.New(rand.NewSource(*stressSeed))
@@ -150,7 +156,7 @@ func TestStressEraseLoadRace(t *testing.T) {
 			delay := time.Duration(rng.Intn(1500)) * time.Microsecond
 			switch r := rng.Intn(10); {
 			case r < 4:
-				rec := &eraseRecord{op: &s3fault.Op{}, subject: stressSubjects[rng.Intn(len(stressSubjects))]}
+				rec := &eraseRecord{op: &s3fault.Op{ListedReads404: true}, subject: stressSubjects[rng.Intn(len(stressSubjects))]}
 				erases = append(erases, rec)
 				wg.Add(1)
 				go func() {
@@ -315,6 +321,12 @@ func checkIteration(t *testing.T, c *s3.Client, tr *s3fault.Transport, bucket, n
 			if chain[i].gen < chain[i-1].gen {
 				led.violate("%s/%s: a row naming generation %d replaced one naming %d: a number was published again", namespace, seg, chain[i].gen, chain[i-1].gen)
 			}
+			// Numbers come only from the row's next one: a new pointer is at
+			// least the next of the row it replaces (a fence may keep the
+			// pointer it had).
+			if chain[i].gen != chain[i-1].gen && chain[i].gen < chain[i-1].next {
+				led.violate("%s/%s: a row naming generation %d replaced one whose next number was %d: a number below the row's next was published", namespace, seg, chain[i].gen, chain[i-1].next)
+			}
 		}
 	}
 	pointers := checkRowsNameGenerations(t, c, bucket, namespace, -1, led)
@@ -363,7 +375,7 @@ func checkIteration(t *testing.T, c *s3.Client, tr *s3fault.Transport, bucket, n
 // rowWrite is one applied write of a row, with the generation it named.
 type rowWrite struct {
 	s3fault.Write
-	gen uint64
+	gen, next uint64
 }
 
 // rowChain orders one row's applied writes by what each replaced (its
@@ -374,12 +386,13 @@ func rowChain(ws []s3fault.Write) ([]rowWrite, bool) {
 	next := map[string]string{}
 	for _, w := range ws {
 		var r struct {
-			Gen uint64 `json:"gen"`
+			Gen  uint64 `json:"gen"`
+			Next uint64 `json:"next"`
 		}
 		if json.Unmarshal(w.Body, &r) != nil {
 			return nil, false
 		}
-		byTag[w.ETag] = rowWrite{w, r.Gen}
+		byTag[w.ETag] = rowWrite{w, r.Gen, r.Next}
 		if w.IfMatch != "" {
 			if _, dup := next[w.IfMatch]; dup {
 				return nil, false // two writes replaced the same row: a compare-and-swap failed to exclude
