@@ -4,10 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/internal/bounded"
 )
 
 type validateCmd struct {
@@ -23,16 +22,20 @@ type verdict struct {
 	Field string `json:"field,omitempty"` // the contract field at fault, never a value
 }
 
+// maxMessageFileBytes bounds validate's input: four times SQS's and SNS's
+// 256 KiB message limit. A larger input is refused, never cut and judged.
+const maxMessageFileBytes = 1 << 20
+
 func (v *validateCmd) Run(g *globals) error {
 	var body []byte
 	var err error
 	if v.File == "-" {
-		body, err = io.ReadAll(io.LimitReader(g.Stdin, 1<<20))
+		body, err = bounded.Read(g.Stdin, "standard input", maxMessageFileBytes)
 	} else {
-		body, err = os.ReadFile(v.File)
+		body, err = bounded.ReadFile(v.File, maxMessageFileBytes)
 	}
 	if err != nil {
-		return fail(exitUsage, "cannot read the message file")
+		return fail(exitUsage, "%v", err) // names the input and the limit, never its content
 	}
 	var out verdict
 	var t contract.MessageType

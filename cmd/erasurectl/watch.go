@@ -18,6 +18,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
+	"github.com/linn-cloud/erasure-channel/internal/bounded"
 )
 
 type watchCmd struct {
@@ -84,7 +85,7 @@ func (w *watchCmd) roster() (publisher.Roster, error) {
 // ErasureHandlerRoleId… output of a cdk deploy --outputs-file JSON
 // ({"<stack>": {"<output>": "<value>"}}).
 func roleIDsFromOutputs(path string) (map[string]string, error) {
-	b, err := readBounded(path, maxOutputsFileBytes)
+	b, err := bounded.ReadFile(path, maxOutputsFileBytes)
 	if err != nil {
 		return nil, err
 	}

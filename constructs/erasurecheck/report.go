@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/linn-cloud/erasure-channel/internal/bounded"
 )
 
 // ValidationReportFile is the file CDK writes its validation report to, in
@@ -48,12 +50,12 @@ var ErrNoReport = errors.New("erasurecheck: no validation report")
 // violation of every plugin, one entry per violating construct, and one
 // entry per plugin that failed to run.
 func ReadValidationReport(dir string) ([]ReportedViolation, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ValidationReportFile))
+	b, err := bounded.ReadFile(filepath.Join(dir, ValidationReportFile), maxManifestBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNoReport
 	}
 	if err != nil {
-		return nil, fmt.Errorf("erasurecheck: cannot read the validation report: %w", errors.Unwrap(err))
+		return nil, fmt.Errorf("erasurecheck: the validation report: %w", err)
 	}
 	var rep struct {
 		PluginReports []struct {

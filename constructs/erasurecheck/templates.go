@@ -25,6 +25,7 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
+	"github.com/linn-cloud/erasure-channel/internal/bounded"
 )
 
 // TopicMetadataKey marks the erasure topic in a template (ErasureChannel
@@ -134,6 +135,20 @@ func readFiles(files []stackFile) (*assembly, error) {
 	return a, nil
 }
 
+// Limits of what the check reads, each with its reason. A file past its limit,
+// a path out of its assembly, a file that is not a regular one, a cycle:
+// each is an error naming the file and the limit, never its content.
+const (
+	// maxTemplateBytes: 16 times CloudFormation's own limit on a template
+	// (1,000,000 bytes through S3), room for YAML's comments and layout.
+	maxTemplateBytes = 16 << 20
+	// maxManifestBytes bounds manifest.json and *.assets.json files.
+	maxManifestBytes = 16 << 20
+	// maxTemplates bounds the templates of one assembly, nested stacks
+	// included: CloudFormation's default quota is 2,000 stacks an account.
+	maxTemplates = 10000
+)
+
 // maxNesting bounds nested stacks inside nested stacks (CloudFormation's own
 // limit is far lower in practice); it also stops a template naming itself.
 const maxNesting = 16
@@ -146,8 +161,8 @@ func (a *assembly) add(t *template, depth int) error {
 			a.exports[n] = exported{t, o.Value}
 		}
 	}
-	if depth >= maxNesting {
-		return nil
+	if len(a.templates) > maxTemplates {
+		return fmt.Errorf("erasurecheck: more than %d templates, nested stacks included", maxTemplates)
 	}
 	for _, id := range t.ids() {
 		r := t.Resources[id]
@@ -158,12 +173,23 @@ func (a *assembly) add(t *template, depth int) error {
 		if file == "" { // asset metadata is off outside the CDK CLI: find the template by its asset's object key
 			file = a.assetSource(filepath.Dir(t.Path), r.Properties["TemplateURL"])
 		}
-		if file == "" || filepath.IsAbs(file) || strings.Contains(file, "..") {
+		if file == "" {
 			continue // a nested stack whose template is not in this assembly
 		}
-		p := filepath.Join(filepath.Dir(t.Path), file)
-		if _, err := os.Stat(p); err != nil {
+		p, err := bounded.Within(filepath.Dir(t.Path), file)
+		if err != nil {
+			return fmt.Errorf("erasurecheck: nested stack %s of %s names a template that %w", id, filepath.Base(t.Path), err)
+		}
+		if _, err := os.Lstat(p); err != nil {
 			continue
+		}
+		for anc := t; anc != nil; anc = anc.parent {
+			if filepath.Clean(anc.Path) == filepath.Clean(p) {
+				return fmt.Errorf("erasurecheck: nested stack %s of %s nests its own template (a cycle)", id, filepath.Base(t.Path))
+			}
+		}
+		if depth+1 > maxNesting {
+			return fmt.Errorf("erasurecheck: nested stacks deeper than %d under %s", maxNesting, filepath.Base(t.Path))
 		}
 		n, err := readTemplate(p)
 		if err != nil {
@@ -191,9 +217,9 @@ func (a *assembly) assetSource(dir string, v any) string {
 		keys = map[string]string{}
 		files, _ := filepath.Glob(filepath.Join(dir, "*.assets.json"))
 		for _, f := range files {
-			b, err := os.ReadFile(f)
+			b, err := bounded.ReadFile(f, maxManifestBytes)
 			if err != nil {
-				continue
+				continue // an asset manifest that cannot be read names no template
 			}
 			var m struct {
 				Files map[string]struct {
@@ -245,9 +271,9 @@ func allStrings(v any) []string {
 
 // readTemplate reads one template file, JSON or YAML.
 func readTemplate(path string) (*template, error) {
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, maxTemplateBytes)
 	if err != nil {
-		return nil, fmt.Errorf("erasurecheck: cannot read %s: %w", filepath.Base(path), errors.Unwrap(err))
+		return nil, fmt.Errorf("erasurecheck: %w", err)
 	}
 	doc, err := decodeTemplate(b, path)
 	if err != nil {
@@ -322,15 +348,27 @@ type manifest struct {
 }
 
 func readManifest(dir string) (*manifest, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	m, err := readManifestErr(dir)
+	return m, err == nil && m != nil
+}
+
+// readManifestErr reads dir's manifest.json: nil, nil when there is none;
+// an error when there is one that cannot be read (too large, not a regular
+// file) or decoded.
+func readManifestErr(dir string) (*manifest, error) {
+	path := filepath.Join(dir, "manifest.json")
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	b, err := bounded.ReadFile(path, maxManifestBytes)
 	if err != nil {
-		return nil, false
+		return nil, fmt.Errorf("erasurecheck: %w", err)
 	}
 	var m manifest
 	if json.Unmarshal(b, &m) != nil {
-		return nil, false
+		return nil, fmt.Errorf("erasurecheck: %s/manifest.json is not a cloud assembly manifest", filepath.Base(dir))
 	}
-	return &m, true
+	return &m, nil
 }
 
 // readManifestEnvs maps template paths in dir to their stack's account and region.
@@ -348,7 +386,9 @@ func readManifestEnvs(dir string, out map[string][2]string) {
 			if strings.HasPrefix(region, "unknown") {
 				region = ""
 			}
-			out[filepath.Join(dir, a.Properties.TemplateFile)] = [2]string{acct, region}
+			if p, err := bounded.Within(dir, a.Properties.TemplateFile); err == nil {
+				out[p] = [2]string{acct, region}
+			}
 		}
 	}
 }
@@ -358,7 +398,7 @@ func readManifestEnvs(dir string, out map[string][2]string) {
 // from their parents.
 func TemplatePaths(dir string) ([]string, error) {
 	var out []string
-	if err := assemblyTemplates(dir, 0, &out); err != nil {
+	if err := assemblyTemplates(dir, 0, map[string]bool{}, &out); err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -368,9 +408,26 @@ func TemplatePaths(dir string) ([]string, error) {
 	return out, nil
 }
 
-func assemblyTemplates(dir string, depth int, out *[]string) error {
-	m, ok := readManifest(dir)
-	if !ok {
+// assemblyTemplates lists the templates of the assembly in dir and of the
+// nested assemblies it names, each read once (a nested assembly naming an
+// assembly already read, "." say, is a cycle), every path inside dir.
+func assemblyTemplates(dir string, depth int, seen map[string]bool, out *[]string) error {
+	key, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("erasurecheck: %s cannot be read", filepath.Base(dir))
+	}
+	if real, err := filepath.EvalSymlinks(key); err == nil {
+		key = real
+	}
+	if seen[key] {
+		return fmt.Errorf("erasurecheck: the cloud assembly %s names itself as a nested assembly", filepath.Base(dir))
+	}
+	seen[key] = true
+	m, err := readManifestErr(dir)
+	if err != nil {
+		return err
+	}
+	if m == nil {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.template.json"))
 		for _, f := range files {
 			if !strings.HasSuffix(f, ".nested.template.json") {
@@ -384,15 +441,30 @@ func assemblyTemplates(dir string, depth int, out *[]string) error {
 		switch a.Type {
 		case "aws:cloudformation:stack":
 			if a.Properties.TemplateFile != "" {
-				*out = append(*out, filepath.Join(dir, a.Properties.TemplateFile))
+				p, err := bounded.Within(dir, a.Properties.TemplateFile)
+				if err != nil {
+					return fmt.Errorf("erasurecheck: the manifest of %s names a template that %w", filepath.Base(dir), err)
+				}
+				*out = append(*out, p)
 			}
 		case "cdk:cloud-assembly":
-			if depth < maxNesting && a.Properties.DirectoryName != "" && !strings.Contains(a.Properties.DirectoryName, "..") {
-				if err := assemblyTemplates(filepath.Join(dir, a.Properties.DirectoryName), depth+1, out); err != nil {
-					return err
-				}
+			if a.Properties.DirectoryName == "" {
+				continue
+			}
+			if depth >= maxNesting {
+				return fmt.Errorf("erasurecheck: cloud assemblies nested deeper than %d in %s", maxNesting, filepath.Base(dir))
+			}
+			sub, err := bounded.Within(dir, a.Properties.DirectoryName)
+			if err != nil {
+				return fmt.Errorf("erasurecheck: the manifest of %s names a nested assembly that %w", filepath.Base(dir), err)
+			}
+			if err := assemblyTemplates(sub, depth+1, seen, out); err != nil {
+				return err
 			}
 		}
+	}
+	if len(*out) > maxTemplates {
+		return fmt.Errorf("erasurecheck: more than %d templates in %s", maxTemplates, filepath.Base(dir))
 	}
 	return nil
 }
@@ -563,7 +635,7 @@ func templateFiles(paths []string) ([]string, error) {
 // ResourceLines maps each resource of a template file to the line its
 // logical id stands on (for SARIF and editors); nil if the file cannot be read.
 func ResourceLines(path string) map[string]int {
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, maxTemplateBytes)
 	if err != nil {
 		return nil
 	}

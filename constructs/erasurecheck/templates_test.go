@@ -3,6 +3,7 @@ package erasurecheck
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -144,6 +145,26 @@ func FuzzDecodeTemplate(f *testing.F) {
 		_ = resourceLines(b)
 		if err != nil && len(b) > 12 && strings.Contains(err.Error(), string(b)) {
 			t.Fatalf("the error echoes the input")
+		}
+	})
+}
+
+// FuzzReadAssembly feeds the assembly reader a manifest and a template of
+// its own: it returns (a result or an error naming no input) and never
+// panics, loops or leaves the directory.
+func FuzzReadAssembly(f *testing.F) {
+	f.Add([]byte(`{"artifacts":{"S":{"type":"aws:cloudformation:stack","properties":{"templateFile":"S.template.json"}}}}`),
+		[]byte(`{"Resources":{"N":{"Type":"AWS::CloudFormation::Stack","Metadata":{"aws:asset:path":"S.template.json"},"Properties":{}}}}`))
+	f.Add([]byte(`{"artifacts":{"A":{"type":"cdk:cloud-assembly","properties":{"directoryName":"."}}}}`), []byte(`{"Resources":{}}`))
+	f.Add([]byte(`{"artifacts":{"S":{"type":"aws:cloudformation:stack","properties":{"templateFile":"../x"}}}}`), []byte("Resources:\n  A: !Bad x\n"))
+	f.Fuzz(func(t *testing.T, manifest, tpl []byte) {
+		dir := t.TempDir()
+		if os.WriteFile(filepath.Join(dir, "manifest.json"), manifest, 0o600) != nil || os.WriteFile(filepath.Join(dir, "S.template.json"), tpl, 0o600) != nil {
+			t.Skip()
+		}
+		_, err := readPaths([]string{dir})
+		if err != nil && len(tpl) > 16 && strings.Contains(err.Error(), string(tpl)) {
+			t.Fatalf("the error echoes the template")
 		}
 	})
 }

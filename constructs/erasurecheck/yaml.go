@@ -74,7 +74,7 @@ func (c *yamlConverter) convert(n *yaml.Node) (any, error) {
 		return map[string]any{fn: v}, nil
 	}
 	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
-		return nil, c.errorf(n, "unknown tag %s", n.Tag)
+		return nil, c.errorf(n, "a tag CloudFormation does not know")
 	}
 	return c.plain(n)
 }
@@ -107,7 +107,7 @@ func (c *yamlConverter) plain(n *yaml.Node) (any, error) {
 				return nil, c.errorf(k, "merge keys (<<) are not CloudFormation")
 			}
 			if _, dup := out[k.Value]; dup {
-				return nil, c.errorf(k, "duplicate key %q", k.Value)
+				return nil, c.errorf(k, "a key that stands twice in one mapping")
 			}
 			cv, err := c.convert(v)
 			if err != nil {
