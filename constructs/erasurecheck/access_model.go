@@ -177,8 +177,8 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 		for _, n := range stringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]) {
 			m.decl.roster[n] = true
 		}
-		if dt, did, ok := a.resourceOf(a.ident(rq.t, dig(a.redrive(rq.t.Resources[rq.id].Properties), "deadLetterTargetArn"))); ok {
-			m.add("response-dlq", channelpolicy.ResponseDLQ, "", a.policyTarget(dt, did, "AWS::SQS::QueuePolicy", "Queues"))
+		if _, did := a.redriveOf(rq.t, rq.t.Resources[rq.id].Properties); did != "" {
+			m.add("response-dlq", channelpolicy.ResponseDLQ, "", a.policyTarget(rq.t, did, "AWS::SQS::QueuePolicy", "Queues"))
 		}
 	}
 	if len(m.decl.readers) == 0 {
@@ -187,10 +187,27 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 	sort.Strings(m.storeNames)
 }
 
-// redrive is a queue's RedrivePolicy as an object (CloudFormation also
-// takes it as a JSON string).
-func (a *assembly) redrive(props map[string]any) map[string]any {
-	return jsonObject(props["RedrivePolicy"])
+// redriveOf reads a queue's RedrivePolicy as CloudFormation does: an object,
+// or a JSON string (literal, or built with Fn::Join or Fn::Sub), and the
+// logical id of the dead-letter queue it names in t ("" if none).
+func (a *assembly) redriveOf(t *template, props map[string]any) (map[string]any, string) {
+	v := props["RedrivePolicy"]
+	if m, ok := v.(map[string]any); ok && (m["deadLetterTargetArn"] != nil || m["maxReceiveCount"] != nil) {
+		return m, refID(m["deadLetterTargetArn"])
+	}
+	text, _ := v.(string)
+	if text == "" {
+		text = a.ident(t, v) // a JSON string built with intrinsics, rendered
+	}
+	m := jsonObject(text)
+	target, _ := m["deadLetterTargetArn"].(string)
+	if qt, id, ok := a.resourceOf(target); ok && qt == t {
+		return m, id
+	}
+	if qt, id, ok := a.byAlias(target, "AWS::SQS::Queue"); ok && qt == t {
+		return m, id
+	}
+	return m, ""
 }
 
 // responseByMetadata finds the response queue of a channel in this app by

@@ -206,8 +206,9 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	*set = timing.Defaults(c)
 	set.VisibilityTimeoutSeconds = num(q.Properties["VisibilityTimeout"], sqsDefaultVisibilitySeconds)
 	set.RetentionSeconds = num(q.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds)
-	set.MaxReceiveCount = num(dig(q.Properties, "RedrivePolicy", "maxReceiveCount"), 0)
-	s.DeadLetterID = refID(dig(q.Properties, "RedrivePolicy", "deadLetterTargetArn"))
+	redrive, dlq := a.redriveOf(t, q.Properties)
+	set.MaxReceiveCount = num(redrive["maxReceiveCount"], 0)
+	s.DeadLetterID = dlq
 	s.RawDelivery = isTrue(sub.Properties["RawMessageDelivery"])
 
 	// Functions with an event source on the queue.

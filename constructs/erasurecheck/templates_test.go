@@ -168,3 +168,47 @@ func FuzzReadAssembly(f *testing.F) {
 		}
 	})
 }
+
+// TestRedrivePolicyAsAJSONString: CloudFormation takes RedrivePolicy as an
+// object or as a JSON string; the clean store with either form (the string
+// built with !Sub) has no problem, and a string without a dead-letter queue,
+// past the receive cap or not JSON is refused as the object form is.
+func TestRedrivePolicyAsAJSONString(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const object = "      RedrivePolicy:\n        deadLetterTargetArn: !GetAtt DeadLetters.Arn\n        maxReceiveCount: 5\n"
+	if !strings.Contains(string(clean), object) {
+		t.Fatal("the fixture's RedrivePolicy changed")
+	}
+	for name, c := range map[string]struct {
+		redrive string
+		want    string // a problem the check must report, "" for none
+	}{
+		"built with !Sub":       {`      RedrivePolicy: !Sub '{"deadLetterTargetArn":"${DeadLetters.Arn}","maxReceiveCount":5}'` + "\n", ""},
+		"without a target":      {`      RedrivePolicy: '{"maxReceiveCount":5}'` + "\n", ".deadLetterQueue: Missing"},
+		"past the receive cap":  {`      RedrivePolicy: !Sub '{"deadLetterTargetArn":"${DeadLetters.Arn}","maxReceiveCount":9}'` + "\n", ".maxReceiveCount: AboveCap"},
+		"not JSON at all":       {`      RedrivePolicy: 'deadLetterTargetArn=x'` + "\n", ".deadLetterQueue: Missing"},
+		"the object, as before": {object, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "store.yaml")
+			if err := os.WriteFile(p, []byte(strings.Replace(string(clean), object, c.redrive, 1)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			res, err := CheckPaths([]string{p}, Config{TopicArns: []string{"arn:aws:sns:eu-west-1:111111111111:erasure-topic"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, f := range res.Findings {
+				lines = append(lines, f.Path+": "+string(f.Type))
+			}
+			joined := strings.Join(lines, "\n")
+			if c.want == "" && len(lines) != 0 || c.want != "" && !strings.Contains(joined, c.want) {
+				t.Errorf("findings:\n%s\nwant %q", joined, c.want)
+			}
+		})
+	}
+}
