@@ -212,3 +212,51 @@ func TestRedrivePolicyAsAJSONString(t *testing.T) {
 		})
 	}
 }
+
+// TestResponseQueueByGrantNotVariable: a handler without
+// ERASURE_RESPONSE_QUEUE_URL is not refused for the variable (the seed names
+// none for the response queue); where the channel's response queue is in the
+// app, its role must still be allowed to answer there.
+func TestResponseQueueByGrantNotVariable(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const envLine = "          ERASURE_RESPONSE_QUEUE_URL: !Sub \"https://sqs.eu-west-1.${AWS::URLSuffix}/111111111111/erasure-responses\"\n"
+	if !strings.Contains(string(clean), envLine) {
+		t.Fatal("the fixture's environment changed")
+	}
+	noVar := strings.Replace(string(clean), envLine, "", 1)
+	// The channel's response queue in the same template, as ErasureChannel marks it.
+	const channelQueue = "  Responses:\n    Type: AWS::SQS::Queue\n    Metadata:\n      erasure:kind: response-queue\n    Properties:\n      QueueName: erasure-responses\n"
+	for name, c := range map[string]struct {
+		body string
+		want string
+	}{
+		"no variable, the channel elsewhere": {noVar, ""},
+		"no variable, the channel here, no grant on it": {strings.Replace(strings.Replace(noVar, "Resources:\n", "Resources:\n"+channelQueue, 1),
+			"Resource: arn:aws:sqs:eu-west-1:111111111111:erasure-responses", "Resource: arn:aws:sqs:eu-west-1:111111111111:another-queue", 1), ".responseQueue: Missing"},
+		"no variable, the channel here, granted by name": {strings.Replace(strings.Replace(noVar, "Resources:\n", "Resources:\n"+channelQueue, 1), "Resource: arn:aws:sqs:eu-west-1:111111111111:erasure-responses", "Resource: !GetAtt Responses.Arn", 1), ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "store.yaml")
+			if err := os.WriteFile(p, []byte(c.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			res, err := CheckPaths([]string{p}, Config{TopicArns: []string{"arn:aws:sns:eu-west-1:111111111111:erasure-topic"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, f := range res.Findings {
+				if strings.Contains(f.Path, "responseQueue") {
+					lines = append(lines, f.Path+": "+string(f.Type))
+				}
+			}
+			joined := strings.Join(lines, "\n")
+			if c.want == "" && len(lines) != 0 || c.want != "" && !strings.Contains(joined, c.want) {
+				t.Errorf("response-queue findings:\n%s\nwant %q", joined, c.want)
+			}
+		})
+	}
+}

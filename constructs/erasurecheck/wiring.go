@@ -3,6 +3,7 @@ package erasurecheck
 import (
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -78,8 +79,16 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, fnID string, fn resource,
 	}
 	urlValue, ok := env[contract.EnvResponseQueueURL]
 	if !ok {
-		f.add(fnID, s.Path+".responseQueue", timing.Missing, "function %s is not given the response queue (%s): it cannot answer a single request; set it to the channel's response queue URL", fnID, contract.EnvResponseQueueURL)
-		return
+		// The seed names no variable for the response queue: a handler may
+		// find it another way. What must hold is that its role may answer
+		// there, judged where the channel's response queue is in this app;
+		// with the channel elsewhere there is nothing to judge it against.
+		rt, rid, found := a.channelResponseQueue()
+		if !found {
+			return
+		}
+		urlValue = map[string]any{"Fn::GetAtt": []any{rid, "Arn"}}
+		t = rt
 	}
 	queue := a.ident(t, urlValue)
 	if queue == "" {
@@ -312,4 +321,17 @@ func Roster(paths []string) ([]string, error) {
 		}
 	}
 	return uniqueSorted(out), nil
+}
+
+// channelResponseQueue is the response queue ErasureChannel built in this
+// app (marked with its kind), if any.
+func (a *assembly) channelResponseQueue() (*template, string, bool) {
+	for _, t := range a.templates {
+		for _, id := range t.ids() {
+			if r := t.Resources[id]; r.Type == "AWS::SQS::Queue" && r.Metadata[channelpolicy.KindMetadataKey] == string(channelpolicy.ResponseQueue) {
+				return t, id, true
+			}
+		}
+	}
+	return nil, "", false
 }
