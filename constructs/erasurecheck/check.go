@@ -225,7 +225,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	s.PartialReport = len(esms) > 0
 	firstESM := ""
 	for _, e := range esms {
-		fnID := refID(e.props["FunctionName"])
+		fnID := functionOf(t, refID(e.props["FunctionName"]))
 		fn, ok := t.Resources[fnID]
 		if !ok || fn.Type != "AWS::Lambda::Function" {
 			f.add(e.id, s.Path+".eventSource", timing.Invalid, "the event source %s invokes a function not declared in stack %s, so nothing can check its timeout or grants; declare the function beside the queue", e.id, t.Stack)
@@ -409,4 +409,22 @@ func snsAllowed(stmts []statement, actions ...string) (allowed, scoped bool) {
 		}
 	}
 	return allowed, scoped
+}
+
+// functionOf resolves a Lambda alias or version, as Lambda invokes it, to the
+// function it belongs to (an alias may name a version of its function); any
+// other id is returned as it is.
+func functionOf(t *template, id string) string {
+	for hop := 0; hop < 3; hop++ {
+		r, ok := t.Resources[id]
+		if !ok || r.Type != "AWS::Lambda::Alias" && r.Type != "AWS::Lambda::Version" {
+			return id
+		}
+		next := refID(r.Properties["FunctionName"])
+		if next == "" {
+			return id
+		}
+		id = next
+	}
+	return id
 }

@@ -260,3 +260,49 @@ func TestResponseQueueByGrantNotVariable(t *testing.T) {
 		})
 	}
 }
+
+// TestEventSourceOnAnAliasOrVersion: an event source on a Lambda alias or
+// version (the idiom for provisioned concurrency and safe deploys) is judged
+// as on its function: the clean store stays clean, and the function's
+// timeout still counts.
+func TestEventSourceOnAnAliasOrVersion(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mapping = "      FunctionName: !Ref Handler\n      EventSourceArn: !GetAtt Requests.Arn\n"
+	if !strings.Contains(string(clean), mapping) {
+		t.Fatal("the fixture's event source changed")
+	}
+	const versionAndAlias = "  Version:\n    Type: AWS::Lambda::Version\n    Properties:\n      FunctionName: !Ref Handler\n" +
+		"  Live:\n    Type: AWS::Lambda::Alias\n    Properties:\n      Name: live\n      FunctionName: !Ref Handler\n      FunctionVersion: !GetAtt Version.Version\n"
+	for name, c := range map[string]struct{ target, want string }{
+		"an alias":               {"Live", ""},
+		"a version":              {"Version", ""},
+		"an alias, slow handler": {"Live", ".visibilityTimeout: NotDerived"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			body := strings.Replace(string(clean), mapping, "      FunctionName: !Ref "+c.target+"\n      EventSourceArn: !GetAtt Requests.Arn\n", 1)
+			body = strings.Replace(body, "Resources:\n", "Resources:\n"+versionAndAlias, 1)
+			if c.want != "" {
+				body = strings.Replace(body, "      Timeout: 60\n", "      Timeout: 59\n", 1)
+			}
+			p := filepath.Join(t.TempDir(), "store.yaml")
+			if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			res, err := CheckPaths([]string{p}, Config{TopicArns: []string{"arn:aws:sns:eu-west-1:111111111111:erasure-topic"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, f := range res.Findings {
+				lines = append(lines, f.Path+": "+string(f.Type))
+			}
+			joined := strings.Join(lines, "\n")
+			if c.want == "" && len(lines) != 0 || c.want != "" && !strings.Contains(joined, c.want) {
+				t.Errorf("findings:\n%s\nwant %q", joined, c.want)
+			}
+		})
+	}
+}
