@@ -193,22 +193,7 @@ func TestRedrivePolicyAsAJSONString(t *testing.T) {
 		"the object, as before": {object, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "store.yaml")
-			if err := os.WriteFile(p, []byte(strings.Replace(string(clean), object, c.redrive, 1)), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			res, err := CheckPaths([]string{p}, Config{TopicArns: []string{"arn:aws:sns:eu-west-1:111111111111:erasure-topic"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var lines []string
-			for _, f := range res.Findings {
-				lines = append(lines, f.Path+": "+string(f.Type))
-			}
-			joined := strings.Join(lines, "\n")
-			if c.want == "" && len(lines) != 0 || c.want != "" && !strings.Contains(joined, c.want) {
-				t.Errorf("findings:\n%s\nwant %q", joined, c.want)
-			}
+			assertFindings(t, strings.Replace(string(clean), object, c.redrive, 1), "", c.want)
 		})
 	}
 }
@@ -239,24 +224,7 @@ func TestResponseQueueByGrantNotVariable(t *testing.T) {
 		"no variable, the channel here, granted by name": {strings.Replace(strings.Replace(noVar, "Resources:\n", "Resources:\n"+channelQueue, 1), "Resource: arn:aws:sqs:eu-west-1:111111111111:erasure-responses", "Resource: !GetAtt Responses.Arn", 1), ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "store.yaml")
-			if err := os.WriteFile(p, []byte(c.body), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			res, err := CheckPaths([]string{p}, Config{TopicArns: []string{"arn:aws:sns:eu-west-1:111111111111:erasure-topic"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var lines []string
-			for _, f := range res.Findings {
-				if strings.Contains(f.Path, "responseQueue") {
-					lines = append(lines, f.Path+": "+string(f.Type))
-				}
-			}
-			joined := strings.Join(lines, "\n")
-			if c.want == "" && len(lines) != 0 || c.want != "" && !strings.Contains(joined, c.want) {
-				t.Errorf("response-queue findings:\n%s\nwant %q", joined, c.want)
-			}
+			assertFindings(t, c.body, "responseQueue", c.want)
 		})
 	}
 }
@@ -287,22 +255,32 @@ func TestEventSourceOnAnAliasOrVersion(t *testing.T) {
 			if c.want != "" {
 				body = strings.Replace(body, "      Timeout: 60\n", "      Timeout: 59\n", 1)
 			}
-			p := filepath.Join(t.TempDir(), "store.yaml")
-			if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			res, err := CheckPaths([]string{p}, Config{TopicArns: []string{"arn:aws:sns:eu-west-1:111111111111:erasure-topic"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var lines []string
-			for _, f := range res.Findings {
-				lines = append(lines, f.Path+": "+string(f.Type))
-			}
-			joined := strings.Join(lines, "\n")
-			if c.want == "" && len(lines) != 0 || c.want != "" && !strings.Contains(joined, c.want) {
-				t.Errorf("findings:\n%s\nwant %q", joined, c.want)
-			}
+			assertFindings(t, body, "", c.want)
 		})
+	}
+}
+
+// assertFindings checks a plain template (body) with the erasure topic's
+// ARN: with want "", no finding whose path contains about; otherwise one
+// such finding containing want.
+func assertFindings(t *testing.T, body, about, want string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "store.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := CheckPaths([]string{p}, Config{TopicArns: []string{"arn:aws:sns:eu-west-1:111111111111:erasure-topic"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, f := range res.Findings {
+		if strings.Contains(f.Path, about) {
+			lines = append(lines, f.Path+": "+string(f.Type))
+		}
+	}
+	joined := strings.Join(lines, "\n")
+	if want == "" && len(lines) != 0 || want != "" && !strings.Contains(joined, want) {
+		t.Errorf("findings about %q:\n%s\nwant %q", about, joined, want)
 	}
 }
