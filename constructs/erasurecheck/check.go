@@ -29,6 +29,11 @@ type Config struct {
 	Constants *contract.Constants
 }
 
+// minReservedConcurrency is the least reserved concurrency AWS advises for a
+// function with an SQS event source (Lambda developer guide, "Using Lambda
+// with Amazon SQS": set a minimum of 5 concurrent executions).
+const minReservedConcurrency = 5
+
 // CloudFormation's defaults where a template leaves a property out.
 const (
 	sqsDefaultVisibilitySeconds = 30
@@ -272,6 +277,12 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		}
 		if rc, ok := fn.Properties["ReservedConcurrentExecutions"]; ok && num(rc, -1) == 0 {
 			f.add(fnID, s.Path+".reservedConcurrency", timing.BreaksErasure, "function %s has a reserved concurrency of 0: it never runs; remove the setting", fnID)
+		} else if n := num(rc, -1); ok && n > 0 && n < minReservedConcurrency {
+			// AWS's guidance for an SQS event source: reserve at least 5, or
+			// the pollers' throttled invocations return messages to the queue,
+			// each receive counting toward maxReceiveCount, and requests
+			// dead-letter unanswered.
+			f.add(fnID, s.Path+".reservedConcurrency", timing.BelowMinimum, "function %s has a reserved concurrency of %d, below the %d AWS advises for an SQS event source: throttled receives count toward maxReceiveCount and requests dead-letter unanswered; reserve at least %d or none", fnID, n, minReservedConcurrency, minReservedConcurrency)
 		}
 		a.checkFunctionWiring(sc, fnID, fn, env)
 	}

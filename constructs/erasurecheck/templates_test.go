@@ -284,3 +284,26 @@ func assertFindings(t *testing.T, body, about, want string) {
 		t.Errorf("findings about %q:\n%s\nwant %q", about, joined, want)
 	}
 }
+
+// TestReservedConcurrencyBelowWhatAnSQSEventSourceNeeds: AWS advises at
+// least 5 reserved executions for a function an SQS event source invokes; 0
+// never runs; none reserved is fine.
+func TestReservedConcurrencyBelowWhatAnSQSEventSourceNeeds(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const timeout = "      Timeout: 60\n"
+	for reserved, want := range map[string]string{
+		"":  "",
+		"5": "",
+		"2": ".reservedConcurrency: BelowMinimum",
+		"0": ".reservedConcurrency: BreaksErasure",
+	} {
+		body := string(clean)
+		if reserved != "" {
+			body = strings.Replace(body, timeout, timeout+"      ReservedConcurrentExecutions: "+reserved+"\n", 1)
+		}
+		t.Run("reserved "+reserved, func(t *testing.T) { assertFindings(t, body, "", want) })
+	}
+}
