@@ -170,7 +170,9 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 		}
 	}
 	if _, ok := m.targets["response-queue"]; !ok {
-		a.responseByMetadata(m)
+		if t, id, ok := a.channelResponseQueue(); ok {
+			a.responseTargets(m, t, map[string]any{"Ref": id})
+		}
 	}
 	if rq := m.targets["response-queue"]; rq != nil {
 		m.decl.readers = a.metadataList(rq.t, rq.id, channelpolicy.ReadersMetadataKey)
@@ -185,43 +187,6 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 		m.decl.readers = m.decl.publishers
 	}
 	sort.Strings(m.storeNames)
-}
-
-// redriveOf reads a queue's RedrivePolicy as CloudFormation does: an object,
-// or a JSON string (literal, or built with Fn::Join or Fn::Sub), and the
-// logical id of the dead-letter queue it names in t ("" if none).
-func (a *assembly) redriveOf(t *template, props map[string]any) (map[string]any, string) {
-	v := props["RedrivePolicy"]
-	if m, ok := v.(map[string]any); ok && (m["deadLetterTargetArn"] != nil || m["maxReceiveCount"] != nil) {
-		return m, refID(m["deadLetterTargetArn"])
-	}
-	text, _ := v.(string)
-	if text == "" {
-		text = a.ident(t, v) // a JSON string built with intrinsics, rendered
-	}
-	m := jsonObject(text)
-	target, _ := m["deadLetterTargetArn"].(string)
-	if qt, id, ok := a.resourceOf(target); ok && qt == t {
-		return m, id
-	}
-	if qt, id, ok := a.byAlias(target, "AWS::SQS::Queue"); ok && qt == t {
-		return m, id
-	}
-	return m, ""
-}
-
-// responseByMetadata finds the response queue of a channel in this app by
-// the kind its construct marked it with.
-func (a *assembly) responseByMetadata(m *AccessMatrix) {
-	for _, t := range a.templates {
-		for _, id := range t.ids() {
-			r := t.Resources[id]
-			if r.Type == "AWS::SQS::Queue" && r.Metadata[channelpolicy.KindMetadataKey] == string(channelpolicy.ResponseQueue) {
-				a.responseTargets(m, t, map[string]any{"Ref": id})
-				return
-			}
-		}
-	}
 }
 
 // metadataList renders a resource's metadata list (ARNs, possibly built

@@ -325,3 +325,26 @@ func jsonObject(v any) map[string]any {
 	}
 	return nil
 }
+
+// redriveOf reads a queue's RedrivePolicy as CloudFormation does: an object,
+// or a JSON string (literal, or built with Fn::Join or Fn::Sub), and the
+// logical id of the dead-letter queue it names in t ("" if none).
+func (a *assembly) redriveOf(t *template, props map[string]any) (map[string]any, string) {
+	v := props["RedrivePolicy"]
+	if m, ok := v.(map[string]any); ok && (m["deadLetterTargetArn"] != nil || m["maxReceiveCount"] != nil) {
+		return m, refID(m["deadLetterTargetArn"])
+	}
+	text, _ := v.(string)
+	if text == "" {
+		text = a.ident(t, v) // a JSON string built with intrinsics, rendered
+	}
+	m := jsonObject(text)
+	target, _ := m["deadLetterTargetArn"].(string)
+	if qt, id, ok := a.resourceOf(target); ok && qt == t {
+		return m, id
+	}
+	if qt, id, ok := a.byAlias(target, "AWS::SQS::Queue"); ok && qt == t {
+		return m, id
+	}
+	return m, ""
+}
