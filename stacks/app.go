@@ -19,6 +19,10 @@ type AppConfig struct {
 	ResponseKeyArn string // erasure:responseKeyArn, the channel stack's ErasureResponseKeyArn output
 	AccountService string // erasure:accountServiceRole, the account service's role: it alone publishes and reads answers
 	ExtraStores    int    // erasure:extraStores, more same-account stores (for scale runs)
+	// HandlerTimeout is erasure:handlerTimeoutSeconds, the example stores'
+	// handler timeout (0: the construct's default, T); their visibility
+	// timeout and retries are derived from it.
+	HandlerTimeout int
 	Examples       bool   // erasure:examples, the two example stores (default true)
 	Nag            bool   // erasure:nag, the cdk-nag AwsSolutions, Serverless and NIST 800-53 rev 5 checks (default true)
 	Check          bool   // erasure:check, the app-wide check over the templates (default true)
@@ -66,6 +70,13 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 			return cfg, fmt.Errorf("stacks: context erasure:extraStores must be a whole number")
 		}
 		cfg.ExtraStores = n
+	}
+	if v := app.Node().TryGetContext(jsii.String("erasure:handlerTimeoutSeconds")); v != nil {
+		n, err := strconv.Atoi(fmt.Sprint(v))
+		if err != nil || n <= 0 {
+			return cfg, fmt.Errorf("stacks: context erasure:handlerTimeoutSeconds must be a whole number of seconds above 0")
+		}
+		cfg.HandlerTimeout = n
 	}
 	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, "erasure:nag": &cfg.Nag, "erasure:check": &cfg.Check} {
 		if v := app.Node().TryGetContext(jsii.String(key)); v != nil {
@@ -154,12 +165,17 @@ func roster(cfg AppConfig) []erasure.RosterStore {
 // another account importing it by ARN, and a bitmap store with its bucket.
 func exampleStores(app awscdk.App, cfg AppConfig, ch *ChannelStack, channelEnv, storeEnv *awscdk.Environment) []*StoreStack {
 	var out []*StoreStack
+	var timing erasure.ErasureSubscriberProps
+	if cfg.HandlerTimeout > 0 {
+		timing.HandlerTimeout = awscdk.Duration_Seconds(jsii.Number(cfg.HandlerTimeout))
+	}
 	// A store beside the channel: same app, same account, cross-stack references.
 	out = append(out, NewStoreStack(app, "SpaceStore", &StoreStackProps{
 		StackProps:   awscdk.StackProps{Env: channelEnv, Description: jsii.String("Example store 'space', in the channel's account")},
 		Name:         "space",
 		Channel:      ch.Channel,
 		HandlerAsset: cfg.HandlerAsset,
+		Subscriber:   timing,
 	}))
 	// A store in another account: the channel imported by ARN.
 	out = append(out, NewStoreStack(app, "LedgerStore", &StoreStackProps{
@@ -171,6 +187,7 @@ func exampleStores(app awscdk.App, cfg AppConfig, ch *ChannelStack, channelEnv, 
 			ResponseKeyArn:   cfg.ResponseKeyArn,
 		},
 		HandlerAsset: cfg.HandlerAsset,
+		Subscriber:   timing,
 	}))
 	// A bitmap store beside the channel: its bucket attached to its subscriber.
 	bitmaps := NewStoreStack(app, "BitmapStore", &StoreStackProps{
@@ -178,6 +195,7 @@ func exampleStores(app awscdk.App, cfg AppConfig, ch *ChannelStack, channelEnv, 
 		Name:         "bitmaps",
 		Channel:      ch.Channel,
 		HandlerAsset: cfg.HandlerAsset,
+		Subscriber:   timing,
 	})
 	erasure.NewBitmapStoreBucket(bitmaps.Stack, jsii.String("BitmapStoreBucket"), nil).AttachTo(bitmaps.Subscriber)
 	out = append(out, bitmaps)

@@ -58,6 +58,7 @@ type cli struct {
 	Constants constantsCmd `cmd:"" help:"Print the channel constants with each derivation shown."`
 	Publish   publishCmd   `cmd:"" help:"Publish a request on an erasure topic (local endpoint or a real account)."`
 	Watch     watchCmd     `cmd:"" help:"Watch a response queue and report who answered which round."`
+	Smoke     smokeCmd     `cmd:"" help:"Run CHECK and ERASE for a sentinel through a deployed channel, found through the AWS APIs (stack outputs, subscriptions, event source mappings, functions), and print each store's answers."`
 }
 
 const description = `The erasure channel's command-line tool.

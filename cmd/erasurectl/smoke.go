@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/publisher"
+	"github.com/linn-cloud/erasure-channel/internal/deployed"
+)
+
+type smokeCmd struct {
+	Region       string            `default:"eu-west-1" env:"AWS_REGION" help:"The channel's region."`
+	ChannelStack string            `name:"channel-stack" default:"ErasureChannel" help:"The deployed channel stack: its outputs name the topic and the response queue."`
+	AccountRole  map[string]string `name:"account-role" help:"ACCOUNT=ROLE_ARN (repeatable): read a store in another account through this role."`
+	RunHandlers  bool              `name:"run-handlers" help:"Play Lambda for every store, for an engine that runs no function (the offline deploy): the handler binary under the Lambda Runtime Interface Emulator with the deployed environment, timeout and execution role, and a poller for the deployed event source mapping."`
+	Handler      string            `help:"--run-handlers: the stores' handler binary, built for this host."`
+	RIE          string            `name:"rie" help:"--run-handlers: the aws-lambda-rie binary."`
+	PassTwoDelay int               `name:"pass-two-delay" default:"-1" help:"--run-handlers: run pass two after this many seconds instead of the deployed ERASURE_PASS_TWO_DELAY_SECONDS (-1: the deployed value)."`
+	Timeout      time.Duration     `default:"0s" help:"Give up after this long (0: the longest deployed pass-two delay plus R)."`
+	HandlerLog   string            `name:"handler-log" help:"--run-handlers: append the emulators' and handlers' output to this file (default: discarded)."`
+}
+
+// smokeStore is one store's line of the smoke table.
+type smokeStore struct {
+	Store    string   `json:"store"`
+	Account  string   `json:"account"`
+	Function string   `json:"function,omitempty"`
+	Timeout  int32    `json:"timeoutSeconds,omitempty"`
+	Batch    int32    `json:"batchSize,omitempty"`
+	Check    string   `json:"check"`
+	Erase    string   `json:"erase"`
+	CheckMs  int64    `json:"checkAfterMs,omitempty"`
+	EraseMs  int64    `json:"eraseAfterMs,omitempty"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+type smokeSummary struct {
+	Channel        string       `json:"channel"`
+	Stores         []smokeStore `json:"stores"`
+	Complete       bool         `json:"complete"`
+	RefusedAnswers int          `json:"refusedAnswers"`
+	Seconds        float64      `json:"seconds"`
+}
+
+func (s *smokeCmd) Run(g *globals) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if s.RunHandlers && (s.Handler == "" || s.RIE == "") {
+		return fail(exitUsage, "--run-handlers needs --handler (the handler built for this host) and --rie")
+	}
+	if !s.RunHandlers && (s.Handler != "" || s.RIE != "" || s.PassTwoDelay >= 0) {
+		return fail(exitUsage, "--handler, --rie and --pass-two-delay run handlers: add --run-handlers")
+	}
+	for acct := range s.AccountRole {
+		if len(acct) != 12 || strings.Trim(acct, "0123456789") != "" {
+			return fail(exitUsage, "--account-role: %q is not a 12-digit account id", acct)
+		}
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(s.Region))
+	if err != nil {
+		return fail(exitEnvironment, "AWS configuration: %v", err)
+	}
+	home := deployed.NewAccount(cfg)
+	who, err := home.STS.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	if err != nil {
+		return fail(exitEnvironment, "AWS credentials: %v", err)
+	}
+	homeAccount := aws.ToString(who.Account)
+	accounts := map[string]*deployed.Account{homeAccount: home}
+	resolve := func(ctx context.Context, account string) (*deployed.Account, bool, error) {
+		if a, ok := accounts[account]; ok {
+			return a, true, nil
+		}
+		role, ok := s.AccountRole[account]
+		if !ok {
+			return nil, false, nil
+		}
+		c := cfg.Copy()
+		c.Credentials = aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(home.STS, role))
+		a := deployed.NewAccount(c)
+		accounts[account] = a
+		return a, true, nil
+	}
+	start := time.Now()
+	ch, stores, err := deployed.Discover(ctx, home, s.ChannelStack, resolve)
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
+	if len(stores) == 0 {
+		return fail(exitCheckFailed, "the channel's topic has no store subscribed")
+	}
+	roster := publisher.Roster{}
+	var names []string
+	longest := 0
+	for _, st := range stores {
+		names = append(names, st.Name)
+		if st.Readable && st.RoleID != "" {
+			roster[st.Name] = publisher.Sender{RoleID: st.RoleID, Session: st.Function}
+		}
+		delay, _ := strconv.Atoi(st.Environment[contract.EnvPassTwoDelaySeconds])
+		if s.RunHandlers && s.PassTwoDelay >= 0 {
+			delay = s.PassTwoDelay
+		}
+		longest = max(longest, delay)
+	}
+	var handlerLog io.Writer = io.Discard
+	if s.HandlerLog != "" {
+		f, err := os.OpenFile(s.HandlerLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fail(exitEnvironment, "--handler-log: %v", err)
+		}
+		defer f.Close()
+		handlerLog = f
+	}
+	if s.RunHandlers {
+		var override *int
+		if s.PassTwoDelay >= 0 {
+			override = &s.PassTwoDelay
+		}
+		for _, st := range stores {
+			if !st.Readable || st.Function == "" {
+				continue
+			}
+			a, _, _ := resolve(ctx, st.Account)
+			run, err := deployed.Handler{Store: st, Binary: s.Handler, RIE: s.RIE, Endpoint: os.Getenv("AWS_ENDPOINT_URL"),
+				Region: s.Region, PassTwoDelay: override, Log: handlerLog}.Start(ctx, a)
+			if err != nil {
+				return fail(exitEnvironment, "%v", err)
+			}
+			defer run.Stop()
+		}
+	}
+
+	collector := publisher.NewCollector()
+	reader := publisher.NewReader(home.SQS, ch.ResponseQueueURL, collector, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if len(roster) > 0 {
+		reader.WithRoster(roster)
+	}
+	rctx, cancelReader := context.WithCancel(ctx)
+	defer cancelReader()
+	go func() { _ = reader.Run(rctx, time.Second) }()
+
+	pub := publisher.New(home.SNS, ch.TopicArn)
+	sentinel := "smoke-" + randomHex(8)
+	published := time.Now()
+	check, err := pub.PublishRound(ctx, publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAccount, Key: sentinel, CreatedAt: published})
+	if err != nil {
+		return fail(exitEnvironment, "publishing the CHECK: %v", err)
+	}
+	erase, err := pub.Erase(ctx, contract.KeyAccount, sentinel)
+	if err != nil {
+		return fail(exitEnvironment, "publishing the ERASE: %v", err)
+	}
+	checkKey := publisher.RoundKey{RequestID: check.RequestID}
+	eraseKey := publisher.RoundKey{RequestID: erase.RequestID, SendNo: erase.SendNo}
+	timeout := s.Timeout
+	if timeout <= 0 {
+		c := contract.Channel()
+		timeout = time.Duration(longest)*time.Second + c.ExpiryPeriod()
+	}
+	deadline := time.After(timeout)
+	if !g.JSON {
+		fmt.Fprintf(g.Stdout, "channel %s: %d stores subscribed; CHECK and ERASE published for a sentinel account; waiting up to %s\n", ch.Stack, len(stores), timeout)
+	}
+wait:
+	for {
+		if collector.Status(checkKey, names).Complete() && collector.Status(eraseKey, names).Complete() {
+			break
+		}
+		select {
+		case <-collector.Changed():
+		case <-time.After(500 * time.Millisecond):
+		case <-deadline:
+			break wait
+		case <-ctx.Done():
+			break wait
+		}
+	}
+	sum := smokeSummary{Channel: ch.Stack, Complete: true, RefusedAnswers: reader.Refused(), Seconds: time.Since(start).Seconds()}
+	cs, es := collector.Status(checkKey, names), collector.Status(eraseKey, names)
+	for _, st := range stores {
+		line := smokeStore{Store: st.Name, Account: st.Account, Function: st.Function, Timeout: st.TimeoutSecs, Batch: st.BatchSize,
+			Check: "no answer", Erase: "no answer", Problems: st.Problems}
+		if r, ok := cs.Answered[st.Name]; ok {
+			line.Check = string(r.Answer)
+			if at, ok := collector.AnsweredAt(checkKey, st.Name); ok {
+				line.CheckMs = at.Sub(published).Milliseconds()
+			}
+		}
+		if r, ok := es.Answered[st.Name]; ok {
+			line.Erase = string(r.Outcome)
+			if at, ok := collector.AnsweredAt(eraseKey, st.Name); ok {
+				line.EraseMs = at.Sub(published).Milliseconds()
+			}
+		}
+		okCheck := line.Check == string(contract.AnswerHoldsData) || line.Check == string(contract.AnswerHoldsNone) || line.Check == string(contract.AnswerNotApplicable)
+		okErase := line.Erase == string(contract.OutcomeDone) || line.Erase == string(contract.OutcomeNotApplicable)
+		if !okCheck || !okErase || len(st.Problems) > 0 {
+			sum.Complete = false
+		}
+		sum.Stores = append(sum.Stores, line)
+	}
+	sort.Slice(sum.Stores, func(i, j int) bool { return sum.Stores[i].Store < sum.Stores[j].Store })
+	if g.JSON {
+		enc := json.NewEncoder(g.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(sum)
+	} else {
+		printSmoke(g.Stdout, sum)
+	}
+	if !sum.Complete {
+		return fail(exitCheckFailed, "not every subscribed store answered CHECK and ERASE with an allowed outcome on a sound wiring")
+	}
+	return nil
+}
+
+func printSmoke(w io.Writer, sum smokeSummary) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STORE\tACCOUNT\tFUNCTION\tTIMEOUT\tBATCH\tCHECK\tAFTER\tERASE\tAFTER")
+	after := func(ms int64) string {
+		if ms == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f s", float64(ms)/1000)
+	}
+	for _, st := range sum.Stores {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d s\t%d\t%s\t%s\t%s\t%s\n", st.Store, st.Account, st.Function, st.Timeout, st.Batch, st.Check, after(st.CheckMs), st.Erase, after(st.EraseMs))
+	}
+	tw.Flush()
+	for _, st := range sum.Stores {
+		for _, p := range st.Problems {
+			fmt.Fprintf(w, "%s: %s\n", st.Store, p)
+		}
+	}
+	fmt.Fprintf(w, "answers refused by the roster: %d; %.1f s\n", sum.RefusedAnswers, sum.Seconds)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
