@@ -45,6 +45,7 @@ type smokeStore struct {
 	Account  string   `json:"account"`
 	Function string   `json:"function,omitempty"`
 	Timeout  int32    `json:"timeoutSeconds,omitempty"`
+	Visible  int      `json:"visibilityTimeoutSeconds,omitempty"`
 	Batch    int32    `json:"batchSize,omitempty"`
 	Check    string   `json:"check"`
 	Erase    string   `json:"erase"`
@@ -198,7 +199,7 @@ wait:
 	sum := smokeSummary{Channel: ch.Stack, Complete: true, RefusedAnswers: reader.Refused(), Seconds: time.Since(start).Seconds()}
 	cs, es := collector.Status(checkKey, names), collector.Status(eraseKey, names)
 	for _, st := range stores {
-		line := smokeStore{Store: st.Name, Account: st.Account, Function: st.Function, Timeout: st.TimeoutSecs, Batch: st.BatchSize,
+		line := smokeStore{Store: st.Name, Account: st.Account, Function: st.Function, Timeout: st.TimeoutSecs, Visible: st.VisibilitySecs, Batch: st.BatchSize,
 			Check: "no answer", Erase: "no answer", Problems: st.Problems}
 		if r, ok := cs.Answered[st.Name]; ok {
 			line.Check = string(r.Answer)
@@ -235,7 +236,7 @@ wait:
 
 func printSmoke(w io.Writer, sum smokeSummary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STORE\tACCOUNT\tFUNCTION\tTIMEOUT\tBATCH\tCHECK\tAFTER\tERASE\tAFTER")
+	fmt.Fprintln(tw, "STORE\tACCOUNT\tFUNCTION\tTIMEOUT\tVISIBILITY\tBATCH\tCHECK\tAFTER\tERASE\tAFTER")
 	after := func(ms int64) string {
 		if ms == 0 {
 			return "-"
@@ -243,7 +244,7 @@ func printSmoke(w io.Writer, sum smokeSummary) {
 		return fmt.Sprintf("%.1f s", float64(ms)/1000)
 	}
 	for _, st := range sum.Stores {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d s\t%d\t%s\t%s\t%s\t%s\n", st.Store, st.Account, st.Function, st.Timeout, st.Batch, st.Check, after(st.CheckMs), st.Erase, after(st.EraseMs))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%ds\t%d\t%s\t%s\t%s\t%s\n", st.Store, st.Account, st.Function, st.Timeout, st.Visible, st.Batch, st.Check, after(st.CheckMs), st.Erase, after(st.EraseMs))
 	}
 	tw.Flush()
 	for _, st := range sum.Stores {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/linn-cloud/erasure-channel/contract"
@@ -79,9 +81,11 @@ type Store struct {
 	Function      string
 	FunctionArn   string
 	TimeoutSecs   int32
-	Environment   map[string]string
-	RoleArn       string
-	RoleID        string
+	// VisibilitySecs is the queue's visibility timeout.
+	VisibilitySecs int
+	Environment    map[string]string
+	RoleArn        string
+	RoleID         string
 	// Readable is false when the store's account was not readable (no
 	// credentials for it): only the subscription is known.
 	Readable bool
@@ -184,6 +188,12 @@ func readStore(ctx context.Context, home *Account, accounts Accounts, subArn, qu
 		return st, fmt.Errorf("deployed: queue of %s: %w", st.Name, err)
 	}
 	st.QueueURL = aws.ToString(q.QueueUrl)
+	qa, err := acct.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: q.QueueUrl,
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameVisibilityTimeout}})
+	if err != nil {
+		return st, fmt.Errorf("deployed: queue attributes of %s: %w", st.Name, err)
+	}
+	st.VisibilitySecs, _ = strconv.Atoi(qa.Attributes[string(sqstypes.QueueAttributeNameVisibilityTimeout)])
 	maps, err := acct.Lambda.ListEventSourceMappings(ctx, &lambda.ListEventSourceMappingsInput{EventSourceArn: aws.String(queueArn)})
 	if err != nil {
 		return st, fmt.Errorf("deployed: event source mappings of %s: %w", st.Name, err)
@@ -229,6 +239,11 @@ func readStore(ctx context.Context, home *Account, accounts Accounts, subArn, qu
 	return st, nil
 }
 
+// visibilityPerTimeout is AWS's guidance for an SQS event source, which the
+// seed's V = 6 × T follows: a visibility timeout of at least six times the
+// function's timeout.
+const visibilityPerTimeout = 6
+
 // judge records what in the deployed wiring would keep the store from
 // answering, as the handler and SQS would meet it.
 func (st *Store) judge(ch Channel) {
@@ -268,8 +283,15 @@ func (st *Store) judge(ch Channel) {
 	if v, ok := env[contract.EnvHandlerRoleID]; ok && v != st.RoleID {
 		st.Problems = append(st.Problems, contract.EnvHandlerRoleID+": not the function's execution role")
 	}
-	if st.TimeoutSecs > int32(contract.Channel().HandlerTimeoutCapSeconds) {
+	c := contract.Channel()
+	if st.TimeoutSecs > int32(c.HandlerTimeoutCapSeconds) {
 		st.Problems = append(st.Problems, "function timeout: above the channel's cap T")
+	}
+	if st.VisibilitySecs < visibilityPerTimeout*int(st.TimeoutSecs) {
+		st.Problems = append(st.Problems, "queue visibility timeout: below 6 × the function's timeout (a request could be received again while its handler runs)")
+	}
+	if st.VisibilitySecs > c.VisibilityTimeoutCapSeconds {
+		st.Problems = append(st.Problems, "queue visibility timeout: above the channel's cap V")
 	}
 }
 

@@ -53,11 +53,14 @@ def _require_pinned_moto() -> None:
 
 
 _require_pinned_moto()
+if sys.argv[1:] == ["--version-check"]:
+    sys.exit(0)
 
 from moto.cloudformation import models as cfn_models  # noqa: E402
 from moto.cloudformation import parsing as cfn_parsing  # noqa: E402
 from moto.cloudformation import responses as cfn_responses  # noqa: E402
 from moto.cloudformation import utils as cfn_utils  # noqa: E402
+from moto.cloudformation import exceptions as cfn_exceptions  # noqa: E402
 from moto.cloudformation.exceptions import ValidationError  # noqa: E402
 from moto.cloudwatch.models import cloudwatch_backends  # noqa: E402
 from moto.core.common_models import CloudFormationModel  # noqa: E402
@@ -72,6 +75,16 @@ from moto.sqs import responses as sqs_responses  # noqa: E402
 from moto.sqs.models import sqs_backends  # noqa: E402
 from moto.sts.models import sts_backends  # noqa: E402
 from moto.utilities.utils import get_partition  # noqa: E402
+
+
+class ChangeSetNotFound(cfn_exceptions.CloudFormationError):
+    """CloudFormation's answer for a change set that is not there (the CLI waits for it after a delete)."""
+
+    code = "ChangeSetNotFound"
+
+    def __init__(self, name: str):
+        super().__init__("ChangeSet [%s] does not exist" % name)
+        self.status_code = 404
 
 
 class EngineError(Exception):
@@ -447,6 +460,36 @@ def _parse_ssm_or_fail(self, value, value_type):
 cfn_parsing.ResourceMap.parse_ssm_parameter = _parse_ssm_or_fail
 
 
+_parse_and_update = cfn_parsing.parse_and_update_resource
+
+
+def _update_or_replace(logical_id, resource_json, resources_map, account_id, region_name):
+    """An update of a type moto cannot update in place replaces the resource (delete, then create), as
+    CloudFormation does for a change that requires replacement; moto alone would record None and fail every
+    later reference to it."""
+    resource = _parse_and_update(logical_id, resource_json, resources_map, account_id, region_name)
+    if resource is not None:
+        return resource
+    resource_type = resource_json["Type"]
+    original = resources_map._parsed_resources.get(logical_id)
+    if original is not None:
+        try:
+            if hasattr(original, "delete"):
+                original.delete(account_id, region_name)
+            else:
+                cfn_parsing.resource_class_from_type(resource_type).delete_from_cloudformation_json(
+                    original.physical_resource_id, resource_json, account_id, region_name)
+        except Exception as err:
+            raise EngineError("%s %s could not be replaced: %s" % (resource_type, logical_id, _reason(err)))
+    replacement = cfn_parsing.parse_and_create_resource(logical_id, resource_json, resources_map, account_id, region_name)
+    if replacement is None:
+        raise EngineError("%s %s could not be updated" % (resource_type, logical_id))
+    return replacement
+
+
+cfn_parsing.parse_and_update_resource = _update_or_replace
+
+
 def _reason(err: Exception) -> str:
     if isinstance(err, EngineError):
         return str(err)
@@ -474,7 +517,7 @@ def _fail_stack(stack, operation: str, err: Exception) -> None:
 def _find_change_set(backend, change_set_name: str, stack_name: str | None):
     if change_set_name in backend.change_sets:
         return backend.change_sets[change_set_name]
-    for cs in backend.change_sets.values():
+    for cs in reversed(list(backend.change_sets.values())):  # the latest of that name
         if cs.change_set_name == change_set_name and stack_name in (None, "", cs.stack_name, cs.stack_id):
             return cs
     return None
@@ -483,15 +526,16 @@ def _find_change_set(backend, change_set_name: str, stack_name: str | None):
 def _describe_change_set(self, change_set_name, stack_name=None):
     cs = _find_change_set(self, change_set_name, stack_name)
     if cs is None:
-        raise ValidationError(change_set_name, message="ChangeSet [%s] does not exist" % change_set_name)
+        raise ChangeSetNotFound(change_set_name)
     return cs
 
 
 def _delete_change_set(self, change_set_name, stack_name=None):
+    # Deleting a change set that is not there succeeds, as CloudFormation's does: the CLI cleans up before
+    # every deploy.
     cs = _find_change_set(self, change_set_name, stack_name)
-    if cs is None:
-        raise ValidationError(change_set_name, message="ChangeSet [%s] does not exist" % change_set_name)
-    del self.change_sets[cs.change_set_id]
+    if cs is not None:
+        del self.change_sets[cs.change_set_id]
 
 
 def _register_exports(backend, stack) -> None:
@@ -505,7 +549,7 @@ def _register_exports(backend, stack) -> None:
 def _execute_change_set(self, change_set_name, stack_name=None):
     cs = _find_change_set(self, change_set_name, stack_name)
     if cs is None:
-        raise ValidationError(stack_name, message="ChangeSet [%s] does not exist" % change_set_name)
+        raise ChangeSetNotFound(change_set_name)
     stack = self.stacks[cs.stack_id]
     operation = cs.change_set_type
     cs.execution_status = "EXECUTE_COMPLETE"
