@@ -40,9 +40,9 @@ func TestDeployLocalFails(t *testing.T) {
 	}
 
 	cases := []struct {
-		name  string
+		name   string
 		break_ func(t *testing.T, assembly string)
-		want  []string
+		want   []string
 	}{{
 		name: "engine rejects a template",
 		break_: func(t *testing.T, dir string) {
