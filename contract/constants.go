@@ -31,6 +31,12 @@ type Constants struct {
 	// NoncurrentVersionExpiryCapDays caps how long a versioned store bucket
 	// keeps noncurrent versions, where erased ids linger.
 	NoncurrentVersionExpiryCapDays int
+	// MaxBroadcasts bounds the ledger's re-broadcasts of one destructive
+	// request (sendNo 1 to MaxBroadcasts).
+	MaxBroadcasts int
+	// ErasureDeadlineWarningSeconds: an incomplete request this close to its
+	// one-month deadline raises the overdue alarm.
+	ErasureDeadlineWarningSeconds int
 
 	AWS AWSLimits
 }
@@ -73,6 +79,12 @@ func (c Constants) RoundPublishBound() time.Duration { return sec(c.RoundPublish
 // QueueRetention is the retention of every queue and dead-letter queue.
 func (c Constants) QueueRetention() time.Duration { return sec(c.QueueRetentionSeconds) }
 
+// ErasureDeadlineWarning is how long before its deadline an incomplete
+// request raises the overdue alarm.
+func (c Constants) ErasureDeadlineWarning() time.Duration {
+	return sec(c.ErasureDeadlineWarningSeconds)
+}
+
 // DuplicateAfterCompletionWindow is R + S + T + b.
 func (c Constants) DuplicateAfterCompletionWindow() time.Duration {
 	return sec(c.DuplicateAfterCompletionWindowSeconds)
@@ -114,6 +126,8 @@ func (c Constants) Check() error {
 		"duplicateAfterCompletionWindowSeconds must equal R + S + T + b (%d)", want)
 	bad(c.BatchTimeoutCapSeconds <= c.HandlerTimeoutCapSeconds, "batchTimeoutCapSeconds must not exceed handlerTimeoutCapSeconds")
 	bad(c.RoundPublishBoundSeconds > c.PublisherTickSeconds, "roundPublishBoundSeconds must exceed publisherTickSeconds")
+	bad(c.MaxBroadcasts*c.ExpiryPeriodSeconds < c.ErasureDeadlineWarningSeconds,
+		"maxBroadcasts x expiryPeriodSeconds must stay under erasureDeadlineWarningSeconds: every broadcast expires before the overdue alarm")
 	bad(c.HandlerTimeoutCapSeconds <= c.AWS.LambdaTimeoutMaxSeconds, "handlerTimeoutCapSeconds must be inside lambdaTimeoutMaxSeconds")
 	bad(c.PassTwoDelayCapSeconds <= c.AWS.SQSDelayMaxSeconds, "passTwoDelayCapSeconds must be inside sqsDelayMaxSeconds")
 	bad(c.VisibilityTimeoutCapSeconds <= c.AWS.SQSVisibilityTimeoutMaxSeconds, "visibilityTimeoutCapSeconds must be inside sqsVisibilityTimeoutMaxSeconds")
@@ -152,6 +166,8 @@ func (c *Constants) fields() map[string]*int {
 		"queueRetentionSeconds":                       &c.QueueRetentionSeconds,
 		"duplicateAfterCompletionWindowSeconds":       &c.DuplicateAfterCompletionWindowSeconds,
 		"noncurrentVersionExpiryCapDays":              &c.NoncurrentVersionExpiryCapDays,
+		"maxBroadcasts":                               &c.MaxBroadcasts,
+		"erasureDeadlineWarningSeconds":               &c.ErasureDeadlineWarningSeconds,
 		"awsLimits.lambdaTimeoutMaxSeconds":           &c.AWS.LambdaTimeoutMaxSeconds,
 		"awsLimits.sqsDelayMaxSeconds":                &c.AWS.SQSDelayMaxSeconds,
 		"awsLimits.sqsVisibilityTimeoutMaxSeconds":    &c.AWS.SQSVisibilityTimeoutMaxSeconds,

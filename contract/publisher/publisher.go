@@ -137,8 +137,44 @@ func keyFor(kind contract.KeyKind, key string) string {
 	return key
 }
 
-func (p *Publisher) publish(ctx context.Context, req contract.Request) (contract.Request, error) {
+// NewErase builds sendNo 1 of an ERASE without publishing it: its requestId
+// and expiresAt (R from now) filled in, an ADDRESS key passed through
+// contract.AddressKey. A ledger records it, then PublishRequest sends it.
+func (p *Publisher) NewErase(kind contract.KeyKind, key string) contract.Request {
+	return p.Prepare(contract.Request{Type: contract.TypeErase, RequestID: p.newID(), SendNo: 1, KeyKind: kind, Key: keyFor(kind, key)})
+}
+
+// NewRound builds a CHECK or CLASSIFY round without publishing it.
+func (p *Publisher) NewRound(r Round) (contract.Request, error) {
+	if r.Type != contract.TypeCheck && r.Type != contract.TypeClassify {
+		return contract.Request{}, &PublishError{Code: "INVALID_REQUEST", err: errors.New("a round is CHECK or CLASSIFY")}
+	}
+	if p.now().Sub(r.CreatedAt) > p.c.RoundPublishBound() {
+		return contract.Request{}, &PublishError{Code: "ROUND_TOO_LATE", err: ErrRoundTooLate}
+	}
+	return p.Prepare(contract.Request{Type: r.Type, RequestID: p.newID(), KeyKind: r.KeyKind, Key: keyFor(r.KeyKind, r.Key)}), nil
+}
+
+// Prepare sets a request's expiresAt to R from now.
+func (p *Publisher) Prepare(req contract.Request) contract.Request {
 	req.ExpiresAt = p.now().UTC().Add(p.c.ExpiryPeriod())
+	return req
+}
+
+// PublishRequest publishes a request as it is (expiresAt included), for a
+// ledger that recorded it first; one without expiresAt gets R from now.
+func (p *Publisher) PublishRequest(ctx context.Context, req contract.Request) (contract.Request, error) {
+	if req.ExpiresAt.IsZero() {
+		req = p.Prepare(req)
+	}
+	return p.send(ctx, req)
+}
+
+func (p *Publisher) publish(ctx context.Context, req contract.Request) (contract.Request, error) {
+	return p.send(ctx, p.Prepare(req))
+}
+
+func (p *Publisher) send(ctx context.Context, req contract.Request) (contract.Request, error) {
 	body, err := contract.EncodeRequest(req)
 	if err != nil {
 		return contract.Request{}, &PublishError{Code: "INVALID_REQUEST", err: err}

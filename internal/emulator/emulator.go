@@ -103,24 +103,61 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 30 * time.Second
 	}
-	cmd := exec.Command(node, filepath.Join(opts.Root, "tools", "emulator.mjs"))
-	cmd.Dir = filepath.Join(opts.Root, "tools")
-	cmd.Env = append(os.Environ(), "EMULATOR_REGION="+opts.Region)
-	stdin, err := cmd.StdinPipe()
+	proc, endpoint, err := startScript(ctx, node, opts.Root, "emulator.mjs", opts.StartTimeout, "EMULATOR_REGION="+opts.Region)
 	if err != nil {
 		return nil, err
 	}
+	e := &Emulator{Region: opts.Region, Endpoint: endpoint, cmd: proc.cmd, stdin: proc.stdin, done: proc.done}
+	if e.S3, err = StartS3(opts.Region); err != nil {
+		e.Stop()
+		return nil, fmt.Errorf("emulator: S3: %w", err)
+	}
+	return e, nil
+}
+
+// process is a Node script of tools/ running as a subprocess.
+type process struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan struct{}
+	once  sync.Once
+}
+
+// stop closes stdin (a clean stop), then kills the process if it has not
+// exited within 5 s.
+func (p *process) stop() {
+	p.once.Do(func() {
+		_ = p.stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(5 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+}
+
+// startScript runs tools/<script> under the pinned Node and waits for the one
+// JSON line {"endpoint": "http://127.0.0.1:port"} it prints when listening.
+func startScript(ctx context.Context, node, root, script string, timeout time.Duration, env ...string) (*process, string, error) {
+	cmd := exec.Command(node, filepath.Join(root, "tools", script))
+	cmd.Dir = filepath.Join(root, "tools")
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, "", err
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("emulator: start: %w", err)
+		return nil, "", fmt.Errorf("emulator: start %s: %w", script, err)
 	}
-	e := &Emulator{Region: opts.Region, cmd: cmd, stdin: stdin, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(e.done) }()
+	p := &process{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.done) }()
 
 	line := make(chan string, 1)
 	go func() {
@@ -131,27 +168,22 @@ func Start(ctx context.Context, opts Options) (*Emulator, error) {
 		close(line)
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
-	timer := time.NewTimer(opts.StartTimeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case l, ok := <-line:
 		var msg struct{ Endpoint string }
 		if !ok || json.Unmarshal([]byte(l), &msg) != nil || !strings.HasPrefix(msg.Endpoint, "http://127.0.0.1:") {
-			e.Stop()
-			return nil, fmt.Errorf("emulator: did not report an endpoint: %s", stderr.String())
+			p.stop()
+			return nil, "", fmt.Errorf("emulator: %s did not report an endpoint: %s", script, stderr.String())
 		}
-		e.Endpoint = msg.Endpoint
-		if e.S3, err = StartS3(opts.Region); err != nil {
-			e.Stop()
-			return nil, fmt.Errorf("emulator: S3: %w", err)
-		}
-		return e, nil
+		return p, msg.Endpoint, nil
 	case <-timer.C:
-		e.Stop()
-		return nil, errors.New("emulator: no endpoint within the start timeout")
+		p.stop()
+		return nil, "", fmt.Errorf("emulator: %s reported no endpoint within the start timeout", script)
 	case <-ctx.Done():
-		e.Stop()
-		return nil, ctx.Err()
+		p.stop()
+		return nil, "", ctx.Err()
 	}
 }
 
@@ -162,13 +194,7 @@ func (e *Emulator) Stop() {
 		if e.S3 != nil {
 			e.S3.Stop()
 		}
-		_ = e.stdin.Close()
-		select {
-		case <-e.done:
-		case <-time.After(5 * time.Second):
-			_ = e.cmd.Process.Kill()
-			<-e.done
-		}
+		(&process{cmd: e.cmd, stdin: e.stdin, done: e.done}).stop()
 	})
 }
 

@@ -1,0 +1,30 @@
+package emulator
+
+import (
+	"context"
+	"time"
+)
+
+// DynamoDB is a running DynamoDB API emulator (npm dynalite, pinned in
+// tools/, in memory): the ledger's table in tests and in the local channel.
+type DynamoDB struct {
+	// Endpoint is the base URL DynamoDB clients point at.
+	Endpoint string
+	proc     *process
+}
+
+// StartDynamoDB launches the DynamoDB emulator on 127.0.0.1 at a free port.
+func StartDynamoDB(ctx context.Context, root string) (*DynamoDB, error) {
+	root, node, err := PinnedNode(root)
+	if err != nil {
+		return nil, err
+	}
+	proc, endpoint, err := startScript(ctx, node, root, "dynamodb.mjs", 30*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return &DynamoDB{Endpoint: endpoint, proc: proc}, nil
+}
+
+// Stop ends the emulator; its tables are gone.
+func (d *DynamoDB) Stop() { d.proc.stop() }

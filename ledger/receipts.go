@@ -1,0 +1,355 @@
+package ledger
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// ReceiptVersion is the receipt format's version.
+const ReceiptVersion = 1
+
+// Receipt is the evidence of one completed request. It outlives the data and
+// holds no personal data: the key only as an HMAC under the ledger's secret.
+type Receipt struct {
+	Version     int            `json:"receiptVersion"`
+	RequestID   string         `json:"requestId"`
+	Type        string         `json:"type"`
+	KeyKind     string         `json:"keyKind"`
+	KeyDigest   string         `json:"keyDigest"`
+	ReceivedAt  string         `json:"receivedAt"`
+	DueBy       string         `json:"dueBy"`
+	CompletedAt string         `json:"completedAt"`
+	SendNo      int            `json:"sendNo,omitempty"`
+	Roster      []string       `json:"roster"`
+	Stores      []StoreOutcome `json:"stores"`
+}
+
+// StoreOutcome is one store's answer in a receipt.
+type StoreOutcome struct {
+	Subscriber string `json:"subscriber"`
+	Outcome    string `json:"outcome"`
+	AnsweredAt string `json:"answeredAt"`
+	// Sender is the SQS SenderId that proved who answered: the handler
+	// role's unique id and the function's name.
+	Sender string `json:"sender"`
+	// LingeringDays bounds how long the erased key may linger in the store's
+	// noncurrent object versions (a bitmap store), 0 where nothing lingers.
+	LingeringDays int `json:"lingeringDays,omitempty"`
+}
+
+// GenerateLogKey returns a new signer key and its verifier key for the
+// receipt log's tree heads (note keys named name).
+func GenerateLogKey(name string) (signer, verifier string, err error) {
+	return note.GenerateKey(rand.Reader, name)
+}
+
+const logPK = "LOG"
+
+func recSK(i int64) string  { return fmt.Sprintf("REC#%012d", i) }
+func hashSK(i int64) string { return fmt.Sprintf("HASH#%012d", i) }
+
+// hashReader reads the log's stored hashes from the table.
+type hashReader struct {
+	ctx context.Context
+	l   *Ledger
+}
+
+func (h hashReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	for i, idx := range indexes {
+		it, err := h.l.consistentGet(h.ctx, key(logPK, hashSK(idx)))
+		if err != nil {
+			return nil, err
+		}
+		hh, err := tlog.ParseHash(str(it, "H"))
+		if it == nil || err != nil {
+			return nil, fail("LOG_CORRUPT", errors.New("a stored hash of the log is missing"))
+		}
+		out[i] = hh
+	}
+	return out, nil
+}
+
+// head is the log's size and its signed tree head.
+func (l *Ledger) head(ctx context.Context) (int64, string, error) {
+	it, err := l.consistentGet(ctx, key(logPK, "HEAD"))
+	if err != nil || it == nil {
+		return 0, "", err
+	}
+	return int64(num(it, "TreeSize")), str(it, "Signed"), nil
+}
+
+// sweepReceipt builds a completed request's receipt, appends it to the log and
+// records its index on the request.
+func (l *Ledger) sweepReceipt(ctx context.Context, id string, rep *SweepReport) error {
+	if l.signer == "" {
+		return nil
+	}
+	it, err := l.consistentGet(ctx, key(reqPK(id), "REQ"))
+	if err != nil || it == nil {
+		return err
+	}
+	r := requestOf(id, it)
+	if r.Status != StatusComplete || r.LogIndex >= 0 {
+		return nil
+	}
+	sendNo := num(it, "CompletedSendNo")
+	answers, err := l.queryAll(ctx, reqPK(id), answerPrefix(sendNo))
+	if err != nil {
+		return err
+	}
+	rec := Receipt{Version: ReceiptVersion, RequestID: id, Type: string(r.Type), KeyKind: string(r.KeyKind), KeyDigest: r.KeyDigest,
+		ReceivedAt: stamp(r.ReceivedAt), DueBy: stamp(r.DueBy), CompletedAt: stamp(r.CompletedAt), SendNo: sendNo, Roster: r.Roster}
+	for _, a := range answers {
+		st := str(a, "SK")[len(answerPrefix(sendNo)):]
+		rec.Stores = append(rec.Stores, StoreOutcome{Subscriber: st, Outcome: str(a, "Outcome"), AnsweredAt: str(a, "AnsweredAt"),
+			Sender: str(a, "Sender"), LingeringDays: l.linger[st]})
+	}
+	sort.Slice(rec.Stores, func(i, j int) bool { return rec.Stores[i].Subscriber < rec.Stores[j].Subscriber })
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	idx, err := l.appendReceipt(ctx, id, data)
+	if err != nil {
+		return err
+	}
+	_, err = l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(reqPK(id), "REQ"),
+		UpdateExpression: aws.String("SET LogIndex = :i REMOVE Pending, Due"), ExpressionAttributeValues: item{":i": n(int(idx))}})
+	if err != nil {
+		return fail("WRITE_FAILED", err)
+	}
+	rep.Receipts++
+	return nil
+}
+
+func bySK(requestID string) string { return "BY#" + requestID }
+
+// appendReceipt appends a request's receipt once, whatever crashed before: a
+// marker (LOG, BY#<requestId>) names the index its receipt takes before the
+// record is written, so that a sweeper that died after appending and before
+// recording the index finds it again instead of appending a second receipt,
+// and an append that stopped before its tree head is finished by the next.
+func (l *Ledger) appendReceipt(ctx context.Context, requestID string, data []byte) (int64, error) {
+	if _, err := note.NewSigner(l.signer); err != nil {
+		return 0, fail("BAD_SIGNER", errors.New("the log's signer key does not parse"))
+	}
+	marker, err := l.consistentGet(ctx, key(logPK, bySK(requestID)))
+	if err != nil {
+		return 0, err
+	}
+	if marker != nil {
+		idx := int64(num(marker, "Index"))
+		rec, err := l.consistentGet(ctx, key(logPK, recSK(idx)))
+		if err != nil {
+			return 0, err
+		}
+		if rec != nil && str(rec, "RequestId") == requestID {
+			return idx, l.finishAppend(ctx, idx, []byte(str(rec, "Data")))
+		}
+	}
+	for range 8 {
+		size, _, err := l.head(ctx)
+		if err != nil {
+			return 0, err
+		}
+		dangling, err := l.consistentGet(ctx, key(logPK, recSK(size)))
+		if err != nil {
+			return 0, err
+		}
+		if dangling != nil { // an append that stopped before its head
+			if err := l.finishAppend(ctx, size, []byte(str(dangling, "Data"))); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		m := key(logPK, bySK(requestID))
+		m["Index"] = n(int(size))
+		if _, err := l.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(l.table), Item: m}); err != nil {
+			return 0, fail("WRITE_FAILED", err)
+		}
+		rec := key(logPK, recSK(size))
+		rec["Data"], rec["RequestId"] = s(string(data)), s(requestID)
+		_, err = l.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(l.table), Item: rec, ConditionExpression: aws.String("attribute_not_exists(PK)")})
+		if isConditionFailed(err) {
+			continue // another appender took the index
+		}
+		if err != nil {
+			return 0, fail("WRITE_FAILED", err)
+		}
+		return size, l.finishAppend(ctx, size, data)
+	}
+	return 0, fail("LOG_CONTENDED", errors.New("the log's head kept moving"))
+}
+
+// finishAppend writes record size's stored hashes and the signed tree head of
+// size+1 records; each step is idempotent.
+func (l *Ledger) finishAppend(ctx context.Context, size int64, data []byte) error {
+	signer, err := note.NewSigner(l.signer)
+	if err != nil {
+		return fail("BAD_SIGNER", errors.New("the log's signer key does not parse"))
+	}
+	r := hashReader{ctx, l}
+	hashes, err := tlog.StoredHashes(size, data, r)
+	if err != nil {
+		return err
+	}
+	base := tlog.StoredHashIndex(0, size)
+	for i, h := range hashes {
+		it := key(logPK, hashSK(base+int64(i)))
+		it["H"] = s(h.String())
+		_, err := l.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(l.table), Item: it, ConditionExpression: aws.String("attribute_not_exists(PK)")})
+		if err != nil && !isConditionFailed(err) { // the same hash, written by an append that stopped
+			return fail("WRITE_FAILED", err)
+		}
+	}
+	th, err := tlog.TreeHash(size+1, r)
+	if err != nil {
+		return err
+	}
+	signed, err := note.Sign(&note.Note{Text: string(tlog.FormatTree(tlog.Tree{N: size + 1, Hash: th}))}, signer)
+	if err != nil {
+		return err
+	}
+	cond, vals := "attribute_not_exists(PK)", item{":n": n(int(size + 1)), ":s": s(string(signed))}
+	if size > 0 {
+		cond, vals[":o"] = "TreeSize = :o", n(int(size))
+	}
+	_, err = l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(logPK, "HEAD"),
+		UpdateExpression: aws.String("SET TreeSize = :n, Signed = :s"), ConditionExpression: aws.String(cond), ExpressionAttributeValues: vals})
+	if err != nil && !isConditionFailed(err) { // the head already covers it
+		return fail("WRITE_FAILED", err)
+	}
+	return nil
+}
+
+// VerifiedReceipt is a receipt with its place in the log, proved against the
+// signed tree head.
+type VerifiedReceipt struct {
+	Receipt  Receipt
+	Index    int64
+	TreeSize int64
+}
+
+// ReceiptOf reads a request's receipt and proves it is in the log under the
+// tree head verifier signed.
+func (l *Ledger) ReceiptOf(ctx context.Context, requestID, verifierKey string) (VerifiedReceipt, error) {
+	r, ok, err := l.Get(ctx, requestID)
+	if err != nil {
+		return VerifiedReceipt{}, err
+	}
+	if !ok {
+		return VerifiedReceipt{}, ErrNoSuchRequest
+	}
+	if r.LogIndex < 0 {
+		return VerifiedReceipt{}, fail("NO_RECEIPT", fmt.Errorf("the request is %s and has no receipt yet", strings.ToLower(string(r.Status))))
+	}
+	tree, err := l.verifiedHead(ctx, verifierKey)
+	if err != nil {
+		return VerifiedReceipt{}, err
+	}
+	it, err := l.consistentGet(ctx, key(logPK, recSK(int64(r.LogIndex))))
+	if err != nil || it == nil {
+		return VerifiedReceipt{}, fail("LOG_CORRUPT", errors.New("the receipt's record is missing"))
+	}
+	data := []byte(str(it, "Data"))
+	proof, err := tlog.ProveRecord(tree.N, int64(r.LogIndex), hashReader{ctx, l})
+	if err != nil {
+		return VerifiedReceipt{}, fail("LOG_CORRUPT", err)
+	}
+	if err := tlog.CheckRecord(proof, tree.N, tree.Hash, int64(r.LogIndex), tlog.RecordHash(data)); err != nil {
+		return VerifiedReceipt{}, fail("RECEIPT_NOT_IN_LOG", errors.New("the receipt does not prove into the signed tree head"))
+	}
+	var rec Receipt
+	if err := json.Unmarshal(data, &rec); err != nil || rec.RequestID != requestID {
+		return VerifiedReceipt{}, fail("LOG_CORRUPT", errors.New("the receipt's record is not this request's"))
+	}
+	return VerifiedReceipt{Receipt: rec, Index: int64(r.LogIndex), TreeSize: tree.N}, nil
+}
+
+func (l *Ledger) verifiedHead(ctx context.Context, verifierKey string) (tlog.Tree, error) {
+	_, signed, err := l.head(ctx)
+	if err != nil {
+		return tlog.Tree{}, err
+	}
+	if signed == "" {
+		return tlog.Tree{}, fail("EMPTY_LOG", errors.New("the log has no tree head"))
+	}
+	v, err := note.NewVerifier(verifierKey)
+	if err != nil {
+		return tlog.Tree{}, fail("BAD_VERIFIER", errors.New("the verifier key does not parse"))
+	}
+	msg, err := note.Open([]byte(signed), note.VerifierList(v))
+	if err != nil {
+		return tlog.Tree{}, fail("HEAD_NOT_SIGNED", errors.New("the tree head is not signed by the verifier's key"))
+	}
+	tree, err := tlog.ParseTree([]byte(msg.Text))
+	if err != nil {
+		return tlog.Tree{}, fail("LOG_CORRUPT", errors.New("the tree head does not parse"))
+	}
+	return tree, nil
+}
+
+// LogReport is what Verify found.
+type LogReport struct {
+	Size     int64
+	Receipts int
+}
+
+// Verify checks the whole log: the tree head is signed by verifierKey, and the
+// tree hash recomputed from every record matches it; every record is a
+// receipt. A changed, removed or added record fails it.
+func (l *Ledger) Verify(ctx context.Context, verifierKey string) (LogReport, error) {
+	tree, err := l.verifiedHead(ctx, verifierKey)
+	if err != nil {
+		return LogReport{}, err
+	}
+	recs, err := l.queryAll(ctx, logPK, "REC#")
+	if err != nil {
+		return LogReport{}, err
+	}
+	if int64(len(recs)) != tree.N {
+		return LogReport{}, fail("LOG_TAMPERED", fmt.Errorf("the log holds %d records, its signed head %d", len(recs), tree.N))
+	}
+	var mem []tlog.Hash
+	reader := tlog.HashReaderFunc(func(idx []int64) ([]tlog.Hash, error) {
+		out := make([]tlog.Hash, len(idx))
+		for i, x := range idx {
+			out[i] = mem[x]
+		}
+		return out, nil
+	})
+	for i, it := range recs {
+		if str(it, "SK") != recSK(int64(i)) {
+			return LogReport{}, fail("LOG_TAMPERED", errors.New("the log's records are not contiguous"))
+		}
+		data := []byte(str(it, "Data"))
+		var rec Receipt
+		if err := json.Unmarshal(data, &rec); err != nil || rec.Version != ReceiptVersion {
+			return LogReport{}, fail("LOG_TAMPERED", fmt.Errorf("record %d is not a receipt", i))
+		}
+		hs, err := tlog.StoredHashes(int64(i), data, reader)
+		if err != nil {
+			return LogReport{}, err
+		}
+		mem = append(mem, hs...)
+	}
+	th, err := tlog.TreeHash(tree.N, reader)
+	if err != nil {
+		return LogReport{}, err
+	}
+	if th != tree.Hash {
+		return LogReport{}, fail("LOG_TAMPERED", errors.New("the records do not hash to the signed tree head"))
+	}
+	return LogReport{Size: tree.N, Receipts: len(recs)}, nil
+}

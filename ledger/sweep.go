@@ -1,0 +1,188 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// SweepReport counts what one sweep did.
+type SweepReport struct {
+	Published   int   // broadcasts recorded but never published (a publisher crash), now published
+	Rebroadcast int   // expired broadcasts re-broadcast with sendNo + 1
+	Exhausted   int   // requests whose maxBroadcasts-th broadcast expired: the alarm
+	Expired     int   // CHECK and CLASSIFY rounds expired without every answer
+	Overdue     int   // incomplete requests within the deadline warning of their one-month deadline
+	Receipts    int   // receipts appended to the log
+	Errors      int   // requests left for the next sweep after an error (counted, never logged with ids)
+	LastError   error // the first of them (a code; never an id)
+}
+
+// Sweep is the scheduled sweeper: it publishes every broadcast a crashed
+// publisher recorded but did not publish, re-broadcasts every destructive
+// request whose latest broadcast expired without every answer (up to
+// maxBroadcasts, then EXHAUSTED and the alarm), expires unanswered CHECK and
+// CLASSIFY rounds, counts overdue requests, and appends the receipt of every
+// completed request to the log. It reads only the sparse pending index.
+func (l *Ledger) Sweep(ctx context.Context, pub Publisher) (SweepReport, error) {
+	var rep SweepReport
+	now := l.now()
+	for sh := 0; sh < pendingShards; sh++ {
+		for _, state := range []string{"OPEN", "WATCH", "RECEIPT"} {
+			items, err := l.duePending(ctx, fmt.Sprintf("%s#%02d", state, sh), stamp(now))
+			if err != nil {
+				return rep, err
+			}
+			for _, it := range items {
+				id := str(it, "PK")[len("REQ#"):]
+				var err error
+				switch state {
+				case "OPEN":
+					err = l.sweepOpen(ctx, pub, id, &rep)
+				case "WATCH":
+					rep.Overdue++
+					l.emit(MetricRequestsOverdue, "OVERDUE")
+				case "RECEIPT":
+					err = l.sweepReceipt(ctx, id, &rep)
+				}
+				if err != nil {
+					if ctx.Err() != nil {
+						return rep, ctx.Err()
+					}
+					rep.Errors++
+					if rep.LastError == nil {
+						rep.LastError = err
+					}
+				}
+			}
+		}
+	}
+	return rep, nil
+}
+
+func (l *Ledger) duePending(ctx context.Context, pending, due string) ([]item, error) {
+	var out []item
+	var start item
+	for {
+		q, err := l.db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(l.table), IndexName: aws.String(PendingIndex),
+			KeyConditionExpression:    aws.String("Pending = :p AND Due <= :d"),
+			ExpressionAttributeValues: item{":p": s(pending), ":d": s(due)}, ExclusiveStartKey: start})
+		if err != nil {
+			return nil, fail("READ_FAILED", err)
+		}
+		out = append(out, q.Items...)
+		if len(q.LastEvaluatedKey) == 0 {
+			return out, nil
+		}
+		start = q.LastEvaluatedKey
+	}
+}
+
+func (l *Ledger) sweepOpen(ctx context.Context, pub Publisher, id string, rep *SweepReport) error {
+	it, err := l.consistentGet(ctx, key(reqPK(id), "REQ"))
+	if err != nil || it == nil {
+		return err
+	}
+	r := requestOf(id, it)
+	if r.Status != StatusOpen {
+		return nil // the index is eventually consistent: the item moved on
+	}
+	now := l.now()
+	if !now.Before(r.DueBy.Add(-l.c.ErasureDeadlineWarning())) {
+		rep.Overdue++
+		l.emit(MetricRequestsOverdue, "OVERDUE")
+	}
+	round, err := l.consistentGet(ctx, key(reqPK(id), roundSK(r.SendNo)))
+	if err != nil {
+		return err
+	}
+	if round == nil {
+		return fail("UNKNOWN_ROUND", errors.New("the latest broadcast is not recorded"))
+	}
+	published := str(round, "PublishedAt") != ""
+	if now.Before(r.ExpiresAt) {
+		if published {
+			return nil
+		}
+		// A publisher crashed between its record and its publish.
+		if !r.Type.IsDestructive() && now.Sub(r.ReceivedAt) > l.c.RoundPublishBound() {
+			return l.finish(ctx, r, StatusExpired, rep)
+		}
+		req, err := l.rebuild(ctx, r, str(it, "SealedKey"), r.SendNo, r.ExpiresAt)
+		if err != nil {
+			return err
+		}
+		if _, err := pub.PublishRequest(ctx, req); err != nil {
+			return fail("PUBLISH_FAILED", err)
+		}
+		rep.Published++
+		return l.MarkPublished(ctx, id, r.SendNo)
+	}
+	// Expired: complete after all (an answer whose completion write was lost),
+	// re-broadcast, or give up.
+	if done, err := l.complete(ctx, r, r.SendNo); err != nil || done {
+		return err
+	}
+	if !r.Type.IsDestructive() {
+		return l.finish(ctx, r, StatusExpired, rep)
+	}
+	if r.SendNo >= l.c.MaxBroadcasts {
+		return l.finish(ctx, r, StatusExhausted, rep)
+	}
+	next, exp := r.SendNo+1, now.Add(l.c.ExpiryPeriod())
+	if err := l.putRound(ctx, id, next, exp); err != nil {
+		return err
+	}
+	_, err = l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(reqPK(id), "REQ"),
+		UpdateExpression:          aws.String("SET SendNo = :n, ExpiresAt = :e, Due = :d"),
+		ConditionExpression:       aws.String("SendNo = :o AND #st = :open"),
+		ExpressionAttributeNames:  map[string]string{"#st": "Status"},
+		ExpressionAttributeValues: item{":n": n(next), ":e": s(stamp(exp)), ":d": s(stamp(now.Add(l.publishGrace()))), ":o": n(r.SendNo), ":open": s(string(StatusOpen))}})
+	if isConditionFailed(err) {
+		return nil // completed, or another sweeper re-broadcast it
+	}
+	if err != nil {
+		return fail("WRITE_FAILED", err)
+	}
+	req, err := l.rebuild(ctx, r, str(it, "SealedKey"), next, exp)
+	if err != nil {
+		return err
+	}
+	if _, err := pub.PublishRequest(ctx, req); err != nil {
+		return fail("PUBLISH_FAILED", err) // recorded: the next sweep publishes it
+	}
+	rep.Rebroadcast++
+	l.emit(MetricRebroadcasts, "REBROADCAST")
+	return l.MarkPublished(ctx, id, next)
+}
+
+// finish ends an open request without completion: EXPIRED (CHECK, CLASSIFY)
+// or EXHAUSTED (the alarm; it stays watched for the deadline). Its sealed key
+// is removed either way.
+func (l *Ledger) finish(ctx context.Context, r Request, st Status, rep *SweepReport) error {
+	update := "SET #st = :s REMOVE SealedKey, Pending, Due"
+	vals := item{":s": s(string(st)), ":n": n(r.SendNo), ":open": s(string(StatusOpen))}
+	if st == StatusExhausted {
+		update = "SET #st = :s, Pending = :w, Due = :d REMOVE SealedKey"
+		vals[":w"], vals[":d"] = s(pendingKey("WATCH", r.RequestID)), s(stamp(r.DueBy.Add(-l.c.ErasureDeadlineWarning())))
+	}
+	_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(reqPK(r.RequestID), "REQ"),
+		UpdateExpression: aws.String(update), ConditionExpression: aws.String("SendNo = :n AND #st = :open"),
+		ExpressionAttributeNames: map[string]string{"#st": "Status"}, ExpressionAttributeValues: vals})
+	if isConditionFailed(err) {
+		return nil
+	}
+	if err != nil {
+		return fail("WRITE_FAILED", err)
+	}
+	if st == StatusExhausted {
+		rep.Exhausted++
+		l.emit(MetricRebroadcastsExhausted, "EXHAUSTED")
+	} else {
+		rep.Expired++
+	}
+	return nil
+}
