@@ -92,6 +92,7 @@ type localSummary struct {
 	TotalSecs   float64                           `json:"totalSeconds"`
 	RoundTripMs int64                             `json:"roundTripMilliseconds"`
 	Access      accessSummary                     `json:"access"`
+	Ledger      ledgerSummary                     `json:"ledger"`
 }
 
 // accessSummary is what the gate (the deployed policies, applied locally)
@@ -196,8 +197,15 @@ func (l *localCmd) Run(g *globals) error {
 		}
 		handlers[s.Name] = h.Handle
 	}
+	// The account service's ledger, on a DynamoDB API emulator: every request
+	// recorded before it is published, every authenticated answer recorded once.
+	led, err := startLocalLedger(ctx, scaled, names)
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
+	defer led.stop()
 	collector := publisher.NewCollector()
-	defer ch.Serve(ctx, emu.Region, handlers, collector, log)()
+	defer ch.ServeWith(ctx, emu.Region, handlers, collector, led.sink, log)()
 
 	if !g.JSON {
 		fmt.Fprintf(g.Stdout, "local channel on %s (durations ÷ %d: T = %d s, V = %d s, X = %d s, R = %d s)\n",
@@ -206,11 +214,15 @@ func (l *localCmd) Run(g *globals) error {
 	}
 	pub := publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(scaled))
 	published := time.Now()
-	erase, err := pub.Erase(ctx, contract.KeyAccount, examplestore.SampleAccount)
+	erase, err := led.ledger.Publish(ctx, pub, pub.NewErase(contract.KeyAccount, examplestore.SampleAccount), names)
 	if err != nil {
 		return fail(exitEnvironment, "%v", err)
 	}
-	check, err := pub.PublishRound(ctx, publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAddress, Key: examplestore.SampleAddress, CreatedAt: published})
+	checkReq, err := pub.NewRound(publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAddress, Key: examplestore.SampleAddress, CreatedAt: published})
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
+	check, err := led.ledger.Publish(ctx, pub, checkReq, names)
 	if err != nil {
 		return fail(exitEnvironment, "%v", err)
 	}
@@ -282,6 +294,9 @@ func (l *localCmd) Run(g *globals) error {
 		}
 	}
 	sum.Access = accessSummary{Cells: len(matrix.Cells), DeniedCalls: gate.DeniedCalls(), RefusedAnswers: ch.RefusedAnswers()}
+	if sum.Ledger, err = led.receipts(ctx, pub, check.RequestID, erase.RequestID); err != nil {
+		return fail(exitEnvironment, "%v", err)
+	}
 	sum.TotalSecs = time.Since(start).Seconds()
 	l.printSummary(g, sum, rounds[0].label, rounds[1].label)
 
@@ -292,6 +307,9 @@ func (l *localCmd) Run(g *globals) error {
 	}
 	if !sum.Complete {
 		return fail(exitCheckFailed, "not every store answered within R")
+	}
+	if !sum.Ledger.Verified || len(sum.Ledger.Receipts) != 2 {
+		return fail(exitCheckFailed, "the ledger did not complete both requests with a receipt in a log that verifies")
 	}
 	if len(sum.Access.DeniedCalls) > 0 || sum.Access.RefusedAnswers > 0 {
 		return fail(exitCheckFailed, "a component was denied a call or an answer was refused: the deployed wiring would fail the same way")
@@ -332,6 +350,7 @@ func (l *localCmd) printSummary(g *globals, sum localSummary, first, second stri
 			b.Audit.NoncurrentGenerations, b.Audit.NoncurrentHolders, b.NoncurrentExpiryDays, b.NoncurrentExpiryCapDays)
 		fmt.Fprintf(g.Stdout, "  delete markers          %d; other versions (registry rows, directory) %d\n", b.Audit.DeleteMarkers, b.Audit.OtherVersions)
 	}
+	printLedger(g, sum.Ledger)
 	denied := 0
 	for _, n := range sum.Access.DeniedCalls {
 		denied += n

@@ -58,6 +58,9 @@ type cli struct {
 	Constants constantsCmd `cmd:"" help:"Print the channel constants with each derivation shown."`
 	Publish   publishCmd   `cmd:"" help:"Publish a request on an erasure topic (local endpoint or a real account)."`
 	Watch     watchCmd     `cmd:"" help:"Watch a response queue and report who answered which round."`
+	Status    statusCmd    `cmd:"" help:"Show the ledger's requests: open, overdue, complete, exhausted, expired."`
+	Receipt   receiptCmd   `cmd:"" help:"Print a completed request's receipt from the ledger, proved into the receipt log's signed tree head."`
+	Evidence  evidenceCmd  `cmd:"" help:"Check the ledger's receipt log (evidence verify)."`
 	Smoke     smokeCmd     `cmd:"" help:"Run CHECK and ERASE for a sentinel through a deployed channel, found through the AWS APIs (stack outputs, subscriptions, event source mappings, functions), and print each store's answers."`
 }
 

@@ -234,6 +234,19 @@ type Reader struct {
 	invalid   int
 	refused   atomic.Int64 // read by Refused while Run polls
 	conflicts atomic.Int64
+	sink      Sink
+}
+
+// Sink receives every authenticated answer before it is counted and deleted:
+// a durable record such as the ledger. An error keeps the message on the
+// queue (it is read again); nil lets the reader count and delete it.
+type Sink func(ctx context.Context, resp contract.Response, senderID, messageID string) error
+
+// WithSink makes the reader pass every authenticated answer to sink first.
+// It returns the reader.
+func (r *Reader) WithSink(sink Sink) *Reader {
+	r.sink = sink
+	return r
 }
 
 // WithRoster makes the reader count only answers sent by each store's own
@@ -301,7 +314,7 @@ func (r *Reader) Poll(ctx context.Context, wait time.Duration) (int, error) {
 		MaxNumberOfMessages: 10,
 		WaitTimeSeconds:     int32(wait / time.Second),
 	}
-	if r.roster != nil {
+	if r.roster != nil || r.sink != nil {
 		in.MessageSystemAttributeNames = []types.MessageSystemAttributeName{types.MessageSystemAttributeNameSenderId}
 	}
 	out, err := r.client.ReceiveMessage(ctx, in)
@@ -327,6 +340,12 @@ func (r *Reader) Poll(ctx context.Context, wait time.Duration) (int, error) {
 				"code", contract.CodeSenderNotOnRoster, "refused", refused)
 			r.emitRefused(contract.CodeSenderNotOnRoster)
 			continue
+		}
+		if r.sink != nil {
+			if err := r.sink(ctx, resp, m.Attributes[string(types.MessageSystemAttributeNameSenderId)], aws.ToString(m.MessageId)); err != nil {
+				r.log.Warn("erasure answer not recorded; it will be read again", "code", "SINK_FAILED")
+				continue
+			}
 		}
 		if r.collector.Add(resp) {
 			n := r.conflicts.Add(1)

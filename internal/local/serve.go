@@ -93,6 +93,12 @@ func (ch *Channel) RefusedAnswers() int {
 // Serve polls every store that has a handler, and reads the response queue
 // into collector, until ctx ends or stop is called; stop waits for all of it.
 func (ch *Channel) Serve(ctx context.Context, region string, handlers map[string]HandlerFunc, collector *publisher.Collector, log *slog.Logger) (stop func()) {
+	return ch.ServeWith(ctx, region, handlers, collector, nil, log)
+}
+
+// ServeWith is Serve with a sink (the ledger) that records every
+// authenticated answer before it is counted and deleted.
+func (ch *Channel) ServeWith(ctx context.Context, region string, handlers map[string]HandlerFunc, collector *publisher.Collector, sink publisher.Sink, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for name, h := range handlers {
@@ -104,6 +110,9 @@ func (ch *Channel) Serve(ctx context.Context, region string, handlers map[string
 	reader := publisher.NewReader(ch.As(erasurecheck.AccountServicePrincipal).SQS, ch.ResponseQueue.URL, collector, log)
 	if r := ch.Roster(); r != nil {
 		reader.WithRoster(r)
+	}
+	if sink != nil {
+		reader.WithSink(sink)
 	}
 	ch.reader = reader
 	wg.Add(1)
