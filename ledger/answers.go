@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/linn-cloud/erasure-channel/contract"
 )
@@ -129,42 +130,59 @@ func (l *Ledger) RecordAnswer(ctx context.Context, a Answer) (Recording, error) 
 	case err != nil:
 		return Recording{}, fail("WRITE_FAILED", err)
 	}
-	// Completion is decided on every answer, duplicates included: a reader
-	// that crashed after its write and before its delete completes the request
-	// on the redelivery.
-	done, err := l.complete(ctx, req, r.SendNo)
+	// The round's set of stores that gave a completing answer: a set, so the
+	// add is idempotent, and made on every answer, duplicates included, so a
+	// reader that crashed after its write and before this add (or its delete)
+	// completes the request on the redelivery.
+	first := outcomeOf(r)
+	if rec.Result != Recorded {
+		f, err := l.consistentGet(ctx, key(reqPK(r.RequestID), answerSK(r.SendNo, r.Subscriber)))
+		if err != nil {
+			return Recording{}, err
+		}
+		first = str(f, "Outcome")
+	}
+	if !completing(req.Type, first) {
+		return rec, nil
+	}
+	out, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(reqPK(r.RequestID), roundSK(r.SendNo)),
+		UpdateExpression:          aws.String("ADD Completing :s"),
+		ExpressionAttributeValues: item{":s": &types.AttributeValueMemberSS{Value: []string{r.Subscriber}}},
+		ReturnValues:              types.ReturnValueAllNew})
+	if err != nil {
+		return Recording{}, fail("WRITE_FAILED", err)
+	}
+	done, err := l.complete(ctx, req, r.SendNo, stringSet(out.Attributes, "Completing"))
 	rec.Complete = done
 	return rec, err
 }
 
+func stringSet(it item, k string) []string {
+	if v, ok := it[k].(*types.AttributeValueMemberSS); ok {
+		return v.Value
+	}
+	return nil
+}
+
 // complete marks the request complete when every roster store has answered
-// its latest broadcast with a completing outcome. The mark is conditional on
-// that broadcast still being the latest, so that a re-broadcast racing with
-// the last answer wins or loses cleanly.
-func (l *Ledger) complete(ctx context.Context, req Request, sendNo int) (bool, error) {
+// its latest broadcast with a completing outcome (answered: the round's
+// Completing set). The mark is conditional on that broadcast still being the
+// latest, so that a re-broadcast racing with the last answer wins or loses
+// cleanly.
+func (l *Ledger) complete(ctx context.Context, req Request, sendNo int, answered []string) (bool, error) {
 	if req.Status == StatusComplete {
 		return true, nil
 	}
 	if sendNo != req.SendNo {
 		return false, nil
 	}
-	answers, err := l.queryAll(ctx, reqPK(req.RequestID), answerPrefix(sendNo))
-	if err != nil {
-		return false, err
-	}
-	have := map[string]bool{}
-	for _, a := range answers {
-		if completing(req.Type, str(a, "Outcome")) {
-			have[str(a, "SK")[len(answerPrefix(sendNo)):]] = true
-		}
-	}
 	for _, st := range req.Roster {
-		if !have[st] {
+		if !slices.Contains(answered, st) {
 			return false, nil
 		}
 	}
-	_, err = l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(reqPK(req.RequestID), "REQ"),
-		UpdateExpression:         aws.String("SET #st = :c, CompletedAt = :t, CompletedSendNo = :n, Pending = :p, Due = :t"),
+	_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(reqPK(req.RequestID), "REQ"),
+		UpdateExpression:         aws.String("SET #st = :c, CompletedAt = :t, CompletedSendNo = :n, Pending = :p, Due = :t REMOVE SealedKey"),
 		ConditionExpression:      aws.String("SendNo = :n AND #st IN (:o, :x)"),
 		ExpressionAttributeNames: map[string]string{"#st": "Status"},
 		ExpressionAttributeValues: item{":c": s(string(StatusComplete)), ":t": s(stamp(l.now())), ":n": n(sendNo),

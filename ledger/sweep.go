@@ -123,7 +123,7 @@ func (l *Ledger) sweepOpen(ctx context.Context, pub Publisher, id string, rep *S
 	}
 	// Expired: complete after all (an answer whose completion write was lost),
 	// re-broadcast, or give up.
-	if done, err := l.complete(ctx, r, r.SendNo); err != nil || done {
+	if done, err := l.complete(ctx, r, r.SendNo, stringSet(round, "Completing")); err != nil || done {
 		return err
 	}
 	if !r.Type.IsDestructive() {

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -12,6 +13,7 @@ import (
 // TableAPI is what CreateTable calls.
 type TableAPI interface {
 	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 }
 
 // CreateTable creates the ledger's table (on-demand) with its pending index,
@@ -34,8 +36,26 @@ func CreateTable(ctx context.Context, db TableAPI, name string) error {
 		}},
 	})
 	var exists *types.ResourceInUseException
-	if errors.As(err, &exists) {
-		return nil
+	if err != nil && !errors.As(err, &exists) {
+		return err
 	}
-	return err
+	// Wait until the table and its index are ACTIVE.
+	for {
+		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			return err
+		}
+		active := out.Table.TableStatus == types.TableStatusActive
+		for _, g := range out.Table.GlobalSecondaryIndexes {
+			active = active && g.IndexStatus == types.IndexStatusActive
+		}
+		if active {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
