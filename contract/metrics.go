@@ -29,6 +29,34 @@ const (
 	CodeConflictingAnswer = "CONFLICTING_ANSWER"
 )
 
+// The ledger's metrics and codes (package ledger emits them; ErasureChannel
+// alarms on them). A ledger refusal is counted in MetricAnswersRefused under
+// one of the LedgerRefusalCodes.
+const (
+	// MetricRebroadcastsExhausted counts requests whose maxBroadcasts-th
+	// broadcast expired without every roster store's answer (Code EXHAUSTED).
+	MetricRebroadcastsExhausted = "ErasureRebroadcastsExhausted"
+	CodeExhausted               = "EXHAUSTED"
+	// MetricRequestsOverdue counts, each sweep, the incomplete requests within
+	// erasureDeadlineWarningSeconds of their one-month deadline (Code OVERDUE).
+	MetricRequestsOverdue = "ErasureRequestsOverdue"
+	CodeOverdue           = "OVERDUE"
+	// MetricRebroadcasts counts re-broadcasts (Code REBROADCAST).
+	MetricRebroadcasts = "ErasureRebroadcasts"
+	CodeRebroadcast    = "REBROADCAST"
+
+	CodeUnknownRequest = "UNKNOWN_REQUEST" // no request with this requestId was recorded
+	CodeUnknownRound   = "UNKNOWN_ROUND"   // the request has no such broadcast (sendNo)
+	CodeWrongType      = "WRONG_TYPE"      // the answer's type does not answer the request's
+	CodeWrongKey       = "WRONG_KEY"       // a HOLDINGS answer about another key
+	CodeNotOnRoster    = "NOT_ON_ROSTER"   // the store is not on the roster the request waits for
+	CodeNotAnOutcome   = "NOT_AN_OUTCOME"  // an outcome that does not answer this type
+)
+
+// LedgerRefusalCodes are the codes the ledger refuses an authenticated answer
+// with.
+var LedgerRefusalCodes = []string{CodeUnknownRequest, CodeUnknownRound, CodeWrongType, CodeWrongKey, CodeNotOnRoster, CodeNotAnOutcome}
+
 // AnswerValues are every outcome and answer an answer can carry, once each:
 // the values of MetricAnswers' Outcome dimension.
 var AnswerValues = []string{

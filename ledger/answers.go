@@ -16,12 +16,12 @@ import (
 // Codes of answers the ledger refuses. Each is recorded (REFUSED#<day>) and
 // counted in the refused-answers metric; none is counted toward completion.
 const (
-	CodeUnknownRequest = "UNKNOWN_REQUEST" // no request with this requestId was recorded
-	CodeUnknownRound   = "UNKNOWN_ROUND"   // the request has no such broadcast (sendNo)
-	CodeWrongType      = "WRONG_TYPE"      // the answer's type does not answer the request's
-	CodeWrongKey       = "WRONG_KEY"       // a HOLDINGS answer about another key
-	CodeNotOnRoster    = "NOT_ON_ROSTER"   // the store is not on the roster the request waits for
-	CodeNotAllowed     = "NOT_AN_OUTCOME"  // an outcome that does not answer this type
+	CodeUnknownRequest = contract.CodeUnknownRequest
+	CodeUnknownRound   = contract.CodeUnknownRound
+	CodeWrongType      = contract.CodeWrongType
+	CodeWrongKey       = contract.CodeWrongKey
+	CodeNotOnRoster    = contract.CodeNotOnRoster
+	CodeNotAllowed     = contract.CodeNotAnOutcome
 )
 
 // Result is what recording an answer did.

@@ -271,16 +271,11 @@ func (l *Ledger) queryAll(ctx context.Context, pk, prefix string) ([]item, error
 
 // Metric names the ledger emits (namespace contract.MetricNamespace, by Code).
 const (
-	MetricAnswersRefused     = contract.MetricAnswersRefused
-	MetricAnswersConflicting = contract.MetricAnswersConflicting
-	// MetricRebroadcastsExhausted counts requests whose maxBroadcasts-th
-	// broadcast expired without every answer.
-	MetricRebroadcastsExhausted = "ErasureRebroadcastsExhausted"
-	// MetricRequestsOverdue counts incomplete requests within
-	// erasureDeadlineWarningSeconds of their one-month deadline, each sweep.
-	MetricRequestsOverdue = "ErasureRequestsOverdue"
-	// MetricRebroadcasts counts re-broadcasts.
-	MetricRebroadcasts = "ErasureRebroadcasts"
+	MetricAnswersRefused        = contract.MetricAnswersRefused
+	MetricAnswersConflicting    = contract.MetricAnswersConflicting
+	MetricRebroadcastsExhausted = contract.MetricRebroadcastsExhausted
+	MetricRequestsOverdue       = contract.MetricRequestsOverdue
+	MetricRebroadcasts          = contract.MetricRebroadcasts
 )
 
 // emit writes one CloudWatch embedded-metric line: the metric and its code,

@@ -7,6 +7,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/linn-cloud/erasure-channel/contract"
 )
 
 // SweepReport counts what one sweep did.
@@ -44,7 +46,7 @@ func (l *Ledger) Sweep(ctx context.Context, pub Publisher) (SweepReport, error) 
 					err = l.sweepOpen(ctx, pub, id, &rep)
 				case "WATCH":
 					rep.Overdue++
-					l.emit(MetricRequestsOverdue, "OVERDUE")
+					l.emit(MetricRequestsOverdue, contract.CodeOverdue)
 				case "RECEIPT":
 					err = l.sweepReceipt(ctx, id, &rep)
 				}
@@ -93,7 +95,7 @@ func (l *Ledger) sweepOpen(ctx context.Context, pub Publisher, id string, rep *S
 	now := l.now()
 	if !now.Before(r.DueBy.Add(-l.c.ErasureDeadlineWarning())) {
 		rep.Overdue++
-		l.emit(MetricRequestsOverdue, "OVERDUE")
+		l.emit(MetricRequestsOverdue, contract.CodeOverdue)
 	}
 	round, err := l.consistentGet(ctx, key(reqPK(id), roundSK(r.SendNo)))
 	if err != nil {
@@ -155,7 +157,7 @@ func (l *Ledger) sweepOpen(ctx context.Context, pub Publisher, id string, rep *S
 		return fail("PUBLISH_FAILED", err) // recorded: the next sweep publishes it
 	}
 	rep.Rebroadcast++
-	l.emit(MetricRebroadcasts, "REBROADCAST")
+	l.emit(MetricRebroadcasts, contract.CodeRebroadcast)
 	return l.MarkPublished(ctx, id, next)
 }
 
@@ -180,7 +182,7 @@ func (l *Ledger) finish(ctx context.Context, r Request, st Status, rep *SweepRep
 	}
 	if st == StatusExhausted {
 		rep.Exhausted++
-		l.emit(MetricRebroadcastsExhausted, "EXHAUSTED")
+		l.emit(MetricRebroadcastsExhausted, contract.CodeExhausted)
 	} else {
 		rep.Expired++
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/constructs/erasuretest"
+
+	"github.com/linn-cloud/erasure-channel/contract"
 )
 
 // TestResponseQueueAdmitsOnlyTheRoster: the example app's response queue
@@ -167,5 +169,48 @@ func TestRefusedAnswersAlarmAndRosterMetadata(t *testing.T) {
 	}
 	if fmt.Sprint(roster) != "[space ledger bitmaps]" {
 		t.Errorf("the response queue's roster metadata is %v, want [space ledger bitmaps]", roster)
+	}
+}
+
+// TestLedgerAlarms: the channel alarms on what the account service's ledger
+// emits (refusals of authenticated answers under every ledger code, exhausted
+// re-broadcasts, erasures near their deadline), and the dashboard shows them.
+func TestLedgerAlarms(t *testing.T) {
+	app := defaultApp(t)
+	byMetric := map[string]map[string]interface{}{}
+	var refusals map[string]interface{}
+	for _, a := range app["ErasureChannel"].resources("AWS::CloudWatch::Alarm") {
+		p := a["Properties"].(map[string]interface{})
+		if name, ok := p["MetricName"].(string); ok {
+			byMetric[name] = p
+		}
+		if m, ok := p["Metrics"]; ok {
+			if b, _ := json.Marshal(m); strings.Contains(string(b), contract.CodeUnknownRound) {
+				refusals = p
+			}
+		}
+	}
+	for metric, code := range map[string]string{contract.MetricRebroadcastsExhausted: contract.CodeExhausted, contract.MetricRequestsOverdue: contract.CodeOverdue} {
+		p := byMetric[metric]
+		dims, _ := json.Marshal(p["Dimensions"])
+		if p == nil || p["Threshold"] != 1.0 || string(dims) != `[{"Name":"Code","Value":"`+code+`"}]` {
+			t.Errorf("no alarm on %s (Code %s, >= 1): %v", metric, code, p)
+		}
+	}
+	if refusals == nil {
+		t.Fatal("no alarm on the ledger's refusals")
+	}
+	b, _ := json.Marshal(refusals["Metrics"])
+	for _, code := range contract.LedgerRefusalCodes {
+		if !strings.Contains(string(b), `"Value":"`+code+`"`) {
+			t.Errorf("the ledger-refusal alarm does not sum code %s", code)
+		}
+	}
+	_, dash := app["ErasureOperations"].one(t, "AWS::CloudWatch::Dashboard")
+	body, _ := json.Marshal(dash["DashboardBody"])
+	for _, id := range []string{"LedgerRefusedAnswersAlarm", "ExhaustedRebroadcastsAlarm", "OverdueRequestsAlarm"} {
+		if !strings.Contains(string(body), id) {
+			t.Errorf("the dashboard does not show %s", id)
+		}
 	}
 }

@@ -85,6 +85,15 @@ type ErasureChannel struct {
 	// earlier answer to the same round (contract.MetricAnswersConflicting):
 	// DONE after NOT_APPLICABLE, or the reverse.
 	ConflictingAnswersAlarm awscloudwatch.Alarm
+	// LedgerRefusedAnswersAlarm fires when the account service's ledger
+	// refused an authenticated answer (contract.LedgerRefusalCodes).
+	LedgerRefusedAnswersAlarm awscloudwatch.Alarm
+	// ExhaustedRebroadcastsAlarm fires when an erasure's last broadcast
+	// (maxBroadcasts) expired without every answer.
+	ExhaustedRebroadcastsAlarm awscloudwatch.Alarm
+	// OverdueRequestsAlarm fires while an erasure is incomplete within
+	// erasureDeadlineWarningSeconds of its one-month deadline.
+	OverdueRequestsAlarm awscloudwatch.Alarm
 }
 
 // RosterMetadataKey marks the response queue with the roster's store names
@@ -155,7 +164,17 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	ch.ConflictingAnswersAlarm = alarm(this, "ConflictingAnswersAlarm",
 		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
 		ch.MetricAnswersConflicting(nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	suppressAlarmActions(ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm)
+	ch.LedgerRefusedAnswersAlarm = alarm(this, "LedgerRefusedAnswersAlarm",
+		"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
+		ch.MetricLedgerRefusals(), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	ch.ExhaustedRebroadcastsAlarm = alarm(this, "ExhaustedRebroadcastsAlarm",
+		fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
+		readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	ch.OverdueRequestsAlarm = alarm(this, "OverdueRequestsAlarm",
+		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
+		readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	suppressAlarmActions(ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm,
+		ch.LedgerRefusedAnswersAlarm, ch.ExhaustedRebroadcastsAlarm, ch.OverdueRequestsAlarm)
 	suppress(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, ch.ResponseDeadLetterQueue)
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
@@ -395,6 +414,22 @@ func (ch *ErasureChannel) MetricAnswersRefused(opts *awscloudwatch.MetricOptions
 // store's earlier answer to the same round, per 5 minutes.
 func (ch *ErasureChannel) MetricAnswersConflicting(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
 	return readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, opts)
+}
+
+// MetricLedgerRefusals is the sum of the ledger's refusals of authenticated
+// answers over every ledger refusal code, per 5 minutes.
+func (ch *ErasureChannel) MetricLedgerRefusals() awscloudwatch.MathExpression {
+	using := map[string]awscloudwatch.IMetric{}
+	var terms []string
+	for i, code := range contract.LedgerRefusalCodes {
+		id := fmt.Sprintf("r%d", i)
+		using[id] = readerMetric(contract.MetricAnswersRefused, code, nil)
+		terms = append(terms, id)
+	}
+	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression: jsii.String(strings.Join(terms, "+")), UsingMetrics: &using, Label: jsii.String("refused by the ledger"),
+		Period: awscdk.Duration_Minutes(jsii.Number(5)),
+	})
 }
 
 // readerMetric is one of the response reader's metrics, by its code.

@@ -59,6 +59,18 @@ func NewErasureDashboard(scope constructs.Construct, id *string, props *ErasureD
 				Title: jsii.String("Answers contradicting the store's earlier answer"), Width: jsii.Number(12),
 				Alarm: ch.ConflictingAnswersAlarm,
 			}),
+			awscloudwatch.NewAlarmWidget(&awscloudwatch.AlarmWidgetProps{
+				Title: jsii.String("Ledger: answers refused (unknown request or round, wrong type or key, off the roster)"), Width: jsii.Number(12),
+				Alarm: ch.LedgerRefusedAnswersAlarm,
+			}),
+			awscloudwatch.NewAlarmWidget(&awscloudwatch.AlarmWidgetProps{
+				Title: jsii.String("Ledger: re-broadcasts exhausted"), Width: jsii.Number(12),
+				Alarm: ch.ExhaustedRebroadcastsAlarm,
+			}),
+			awscloudwatch.NewAlarmWidget(&awscloudwatch.AlarmWidgetProps{
+				Title: jsii.String("Ledger: erasures near their one-month deadline"), Width: jsii.Number(12),
+				Alarm: ch.OverdueRequestsAlarm,
+			}),
 		)
 	}
 	for _, s := range props.Subscribers {

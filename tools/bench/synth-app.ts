@@ -63,6 +63,17 @@ class Channel extends Construct {
       dimensionsMap: { Code: "SENDER_NOT_ON_ROSTER" }, statistic: "Sum" }), 1);
     alarm(this, "ConflictingAnswersAlarm", new cw.Metric({ namespace: "ErasureChannel", metricName: "ErasureAnswersConflicting",
       dimensionsMap: { Code: "CONFLICTING_ANSWER" }, statistic: "Sum" }), 1);
+    // The ledger's alarms, as ErasureChannel writes them.
+    const ledgerCodes = ["UNKNOWN_REQUEST", "UNKNOWN_ROUND", "WRONG_TYPE", "WRONG_KEY", "NOT_ON_ROSTER", "NOT_AN_OUTCOME"];
+    const usingMetrics: Record<string, cw.IMetric> = {};
+    ledgerCodes.forEach((code, i) => { usingMetrics[`r${i}`] = new cw.Metric({ namespace: "ErasureChannel", metricName: "ErasureAnswersRefused",
+      dimensionsMap: { Code: code }, statistic: "Sum" }); });
+    alarm(this, "LedgerRefusedAnswersAlarm", new cw.MathExpression({ expression: Object.keys(usingMetrics).join("+"), usingMetrics,
+      period: cdk.Duration.minutes(5) }), 1);
+    alarm(this, "ExhaustedRebroadcastsAlarm", new cw.Metric({ namespace: "ErasureChannel", metricName: "ErasureRebroadcastsExhausted",
+      dimensionsMap: { Code: "EXHAUSTED" }, statistic: "Sum" }), 1);
+    alarm(this, "OverdueRequestsAlarm", new cw.Metric({ namespace: "ErasureChannel", metricName: "ErasureRequestsOverdue",
+      dimensionsMap: { Code: "OVERDUE" }, statistic: "Sum" }), 1);
     // The lockdown, as ErasureChannel writes it.
     const account = cdk.Stack.of(this).account, a = admins(account);
     const topic = (st: iam.PolicyStatement) => { this.topic.addToResourcePolicy(st); };
