@@ -1,5 +1,10 @@
 package contract
 
+import (
+	"encoding/json"
+	"time"
+)
+
 // The ErasureNotApplicable metric: a store's handler publishes it (CloudWatch
 // embedded metric format) each time it answers NOT_APPLICABLE, and the
 // ErasureSubscriber construct alarms on it. Nothing else can verify a store's
@@ -62,4 +67,23 @@ var LedgerRefusalCodes = []string{CodeUnknownRequest, CodeUnknownRound, CodeWron
 var AnswerValues = []string{
 	string(OutcomeDone), string(OutcomeMoved), string(OutcomeNoneOwned), string(OutcomeNotMoved),
 	string(AnswerHoldsData), string(AnswerHoldsNone), string(AnswerCannotAnswer), string(OutcomeNotApplicable),
+}
+
+// CodeMetricLine is one CloudWatch embedded-metric line (with its newline)
+// counting 1 of metric in MetricNamespace, by Code: the line carries the code
+// only, never a requestId, key, store or sender.
+func CodeMetricLine(at time.Time, metric, code string) []byte {
+	line, _ := json.Marshal(map[string]any{
+		"_aws": map[string]any{
+			"Timestamp": at.UnixMilli(),
+			"CloudWatchMetrics": []any{map[string]any{
+				"Namespace":  MetricNamespace,
+				"Dimensions": [][]string{{MetricDimensionCode}},
+				"Metrics":    []any{map[string]string{"Name": metric, "Unit": "Count"}},
+			}},
+		},
+		MetricDimensionCode: code,
+		metric:              1,
+	})
+	return append(line, '\n')
 }

@@ -27,7 +27,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -284,19 +283,7 @@ func (l *Ledger) emit(metric, code string) {
 	if l.metrics == nil {
 		return
 	}
-	line, _ := json.Marshal(map[string]any{
-		"_aws": map[string]any{
-			"Timestamp": l.now().UnixMilli(),
-			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  contract.MetricNamespace,
-				"Dimensions": [][]string{{contract.MetricDimensionCode}},
-				"Metrics":    []any{map[string]string{"Name": metric, "Unit": "Count"}},
-			}},
-		},
-		contract.MetricDimensionCode: code,
-		metric:                       1,
-	})
-	_, _ = l.metrics.Write(append(line, '\n'))
+	_, _ = l.metrics.Write(contract.CodeMetricLine(l.now(), metric, code))
 }
 
 // Table is the ledger's table name.

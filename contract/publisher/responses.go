@@ -2,7 +2,6 @@ package publisher
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -277,19 +276,7 @@ func (r *Reader) emit(metric, code string) {
 	if r.metrics == nil {
 		return
 	}
-	line, _ := json.Marshal(map[string]any{
-		"_aws": map[string]any{
-			"Timestamp": r.now().UnixMilli(),
-			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  contract.MetricNamespace,
-				"Dimensions": [][]string{{contract.MetricDimensionCode}},
-				"Metrics":    []any{map[string]string{"Name": metric, "Unit": "Count"}},
-			}},
-		},
-		contract.MetricDimensionCode: code,
-		metric:                       1,
-	})
-	_, _ = r.metrics.Write(append(line, '\n'))
+	_, _ = r.metrics.Write(contract.CodeMetricLine(r.now(), metric, code))
 }
 
 // Conflicts is how many answers contradicted their store's earlier answer.
