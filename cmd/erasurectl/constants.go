@@ -41,6 +41,9 @@ func constantRows(c contract.Constants) []constantRow {
 		row("queueRetentionSeconds", c.QueueRetentionSeconds, "", true),
 		row("duplicateAfterCompletionWindowSeconds", c.DuplicateAfterCompletionWindowSeconds, fmt.Sprintf("R + S + T + b = %d + %d + %d + %d = %d", R, S, T, b, dup), c.DuplicateAfterCompletionWindowSeconds == dup),
 		row("noncurrentVersionExpiryCapDays", c.NoncurrentVersionExpiryCapDays, "", true),
+		row("maxBroadcasts", c.MaxBroadcasts, fmt.Sprintf("maxBroadcasts·R = %d·%d = %d < deadline warning %d", c.MaxBroadcasts, R, c.MaxBroadcasts*R, c.ErasureDeadlineWarningSeconds),
+			c.MaxBroadcasts*R < c.ErasureDeadlineWarningSeconds),
+		row("erasureDeadlineWarningSeconds", c.ErasureDeadlineWarningSeconds, "", true),
 	}
 }
 
