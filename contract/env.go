@@ -178,3 +178,14 @@ func IsRoleID(s string) bool {
 // handler sends with its execution role: "<role id>:<function name>", the
 // role session Lambda names after the function.
 func HandlerSenderID(roleID, functionName string) string { return roleID + ":" + functionName }
+
+// The ledger function's environment: the ErasureLedger construct sets it and
+// cmd/erasure-ledger reads it.
+const (
+	EnvLedgerMode      = "ERASURE_LEDGER_MODE" // reader or sweeper
+	EnvLedgerTable     = "ERASURE_LEDGER_TABLE"
+	EnvLedgerSecretArn = "ERASURE_LEDGER_SECRET_ARN"
+	EnvLedgerRoster    = "ERASURE_LEDGER_ROSTER"    // store=<handler role id>,…
+	EnvLedgerLingering = "ERASURE_LEDGER_LINGERING" // store=<days>,…
+	EnvLedgerTopicArn  = "ERASURE_TOPIC_ARN"
+)

@@ -3,12 +3,14 @@ package stacks
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasure"
+	"github.com/linn-cloud/erasure-channel/contract"
 )
 
 // AppConfig is the CDK app's configuration, read from cdk.json context.
@@ -23,10 +25,17 @@ type AppConfig struct {
 	// handler timeout (0: the construct's default, T); their visibility
 	// timeout and retries are derived from it.
 	HandlerTimeout int
-	Examples       bool   // erasure:examples, the two example stores (default true)
-	Nag            bool   // erasure:nag, the cdk-nag AwsSolutions, Serverless and NIST 800-53 rev 5 checks (default true)
-	Check          bool   // erasure:check, the app-wide check over the templates (default true)
-	HandlerAsset   string // the example handler's asset directory
+	Examples       bool // erasure:examples, the two example stores (default true)
+	Nag            bool // erasure:nag, the cdk-nag AwsSolutions, Serverless and NIST 800-53 rev 5 checks (default true)
+	Check          bool // erasure:check, the app-wide check over the templates (default true)
+	// Ledger is erasure:ledger, the account service's ErasureLedger stack
+	// beside the channel (default true, with the examples).
+	Ledger bool
+	// LedgerRoleIDs is erasure:ledgerRoleIds, "store=AROA…,…": the handler
+	// role ids of roster stores in other accounts, for the ledger's reader
+	// (a store in the app is found by itself).
+	LedgerRoleIDs map[string]string
+	HandlerAsset  string // the example handler's asset directory
 }
 
 // Physical names of the channel's topic and response queue, so that the
@@ -48,6 +57,7 @@ func DefaultAppConfig() AppConfig {
 		Examples:       true,
 		Nag:            true,
 		Check:          true,
+		Ledger:         true,
 	}
 }
 
@@ -78,7 +88,17 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 		}
 		cfg.HandlerTimeout = n
 	}
-	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, "erasure:nag": &cfg.Nag, "erasure:check": &cfg.Check} {
+	if v := app.Node().TryGetContext(jsii.String("erasure:ledgerRoleIds")); v != nil {
+		cfg.LedgerRoleIDs = map[string]string{}
+		for _, p := range strings.Split(fmt.Sprint(v), ",") {
+			name, id, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if !ok || !contract.IsSubscriberName(name) || !contract.IsRoleID(id) {
+				return cfg, fmt.Errorf("stacks: context erasure:ledgerRoleIds must be store=<role id> pairs, comma-separated")
+			}
+			cfg.LedgerRoleIDs[name] = id
+		}
+	}
+	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, "erasure:nag": &cfg.Nag, "erasure:check": &cfg.Check, "erasure:ledger": &cfg.Ledger} {
 		if v := app.Node().TryGetContext(jsii.String(key)); v != nil {
 			b, err := strconv.ParseBool(fmt.Sprint(v))
 			if err != nil {
@@ -94,6 +114,7 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 type App struct {
 	Channel *ChannelStack
 	Stores  []*StoreStack
+	Ledger  *LedgerStack
 }
 
 // BuildApp adds the channel stack and the example stores to app, and the
@@ -102,10 +123,17 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 	channelEnv := &awscdk.Environment{Account: jsii.String(cfg.ChannelAccount), Region: jsii.String(cfg.Region)}
 	storeEnv := &awscdk.Environment{Account: jsii.String(cfg.StoreAccount), Region: jsii.String(cfg.Region)}
 	out := &App{}
+	publishers, readers := []string{cfg.AccountService}, []string{cfg.AccountService}
+	ledger := cfg.Examples && cfg.Ledger
+	if ledger {
+		reader, sweeper := erasure.LedgerPrincipals("aws", cfg.ChannelAccount)
+		publishers, readers = append(publishers, sweeper), append(readers, reader)
+	}
 	out.Channel = NewChannelStack(app, "ErasureChannel", &ChannelStackProps{
 		StackProps:        awscdk.StackProps{Env: channelEnv, Description: jsii.String("Erasure channel: topic, response queue, keys and alarms")},
 		Stores:            roster(cfg),
-		Publishers:        []string{cfg.AccountService},
+		Publishers:        publishers,
+		ResponseReaders:   readers,
 		TopicName:         TopicName,
 		ResponseQueueName: ResponseQueueName,
 	})
@@ -134,6 +162,9 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 			Description: jsii.String("Erasure channel: the operator's dashboard")})
 		erasure.NewErasureDashboard(ops, jsii.String("ErasureDashboard"), &erasure.ErasureDashboardProps{
 			Channel: out.Channel.Channel, Subscribers: subs, DashboardName: "erasure-channel"})
+	}
+	if ledger {
+		out.Ledger = NewLedgerStack(app, "ErasureLedger", cfg, out, channelEnv)
 	}
 	if cfg.Nag {
 		for _, pack := range []awscdk.IAspect{
@@ -198,6 +229,7 @@ func exampleStores(app awscdk.App, cfg AppConfig, ch *ChannelStack, channelEnv, 
 		Subscriber:   timing,
 	})
 	erasure.NewBitmapStoreBucket(bitmaps.Stack, jsii.String("BitmapStoreBucket"), nil).AttachTo(bitmaps.Subscriber)
+	bitmaps.Bitmap = true
 	out = append(out, bitmaps)
 	return out
 }

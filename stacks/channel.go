@@ -30,6 +30,8 @@ type ChannelStackProps struct {
 	// Publishers are the account service's publishing (and, by default,
 	// answer-reading) principals, by ARN.
 	Publishers []string
+	// ResponseReaders read the answers (default: the publishers).
+	ResponseReaders []string
 	// TopicName and ResponseQueueName: physical names, for cross-account stores.
 	TopicName         string
 	ResponseQueueName string
@@ -51,6 +53,7 @@ func NewChannelStack(scope constructs.Construct, id string, props *ChannelStackP
 		Stores:            props.Stores,
 		StoreAccounts:     props.StoreAccounts,
 		Publishers:        props.Publishers,
+		ResponseReaders:   props.ResponseReaders,
 		TopicName:         props.TopicName,
 		ResponseQueueName: props.ResponseQueueName,
 	})

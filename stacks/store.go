@@ -45,6 +45,8 @@ type StoreStack struct {
 	// Imported is true for a store that imports the channel by ARN (another
 	// account or app): it cannot be referenced from the channel's account.
 	Imported bool
+	// Bitmap is true for a store with a BitmapStoreBucket attached.
+	Bitmap bool
 }
 
 // NewStoreStack builds an example store stack.

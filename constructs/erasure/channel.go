@@ -94,6 +94,9 @@ type ErasureChannel struct {
 	// OverdueRequestsAlarm fires while an erasure is incomplete within
 	// erasureDeadlineWarningSeconds of its one-month deadline.
 	OverdueRequestsAlarm awscloudwatch.Alarm
+
+	roster                      []RosterStore
+	publishers, responseReaders []string
 }
 
 // RosterMetadataKey marks the response queue with the roster's store names
@@ -108,7 +111,10 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		props = &ErasureChannelProps{}
 	}
 	c := constantsOr(props.Constants)
-	ch := &ErasureChannel{Construct: this}
+	ch := &ErasureChannel{Construct: this, roster: props.Stores, publishers: props.Publishers, responseReaders: props.ResponseReaders}
+	if len(ch.responseReaders) == 0 {
+		ch.responseReaders = props.Publishers
+	}
 	var problems timing.Problems
 	for i, a := range props.StoreAccounts {
 		if !isAccountID(a) {

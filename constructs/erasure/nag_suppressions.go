@@ -10,18 +10,24 @@ import (
 // not apply to the erasure channel. Every other rule of the AwsSolutions,
 // Serverless and NIST 800-53 rev 5 packs is met at its cause.
 var (
-	reasonAlarmAction = "Where an alarm pages (on-call tool, chat, ticket) is the operator's choice; wire it with Alarm.AddAlarmAction. The construct cannot pick a destination."
-	reasonDLQRedrive  = "This is the dead-letter queue: a queue behind it would move failed erasure requests further from the operator; the DLQ is alarmed instead."
-	reasonLambdaDLQ   = "The function is invoked by an SQS event source, never asynchronously: failed requests go to the queue's dead-letter queue through its redrive policy."
-	reasonESMDest     = "An SQS event source has no on-failure destination; the queue's redrive policy sends a failed request to its dead-letter queue intact."
-	reasonTracing     = "The channel's evidence is its answers, ErasureAnswers/ErasureNotApplicable metrics and DLQ alarms; X-Ray would need a wildcard grant. Teams may enable it on their own function."
-	reasonLogsKMS     = "The handler's logs carry codes, message types, outcomes and counts only, never a body, key, address or requestId (tested); CloudWatch Logs encrypts them at rest."
-	reasonInline      = "CDK's per-role default policy holds this store's least-privilege statements; a managed policy would be shared between stores."
-	reasonConcurrency = "A reserved concurrency limit can throttle erasure requests into the dead-letter queue; the queue's visibility timeout and redrive already bound the work. Limit the event source's maximum concurrency if a store must."
-	reasonVPC         = "The handler reaches only AWS APIs (SQS and its store); placing it in a VPC is the store team's network decision, not the channel's."
-	reasonSNSRedrive  = "SNS retries deliveries to SQS for days (AWS's SQS delivery policy); a delivery that keeps failing is a wiring fault the app-wide check (erasurecheck) refuses at synth: a key SNS cannot use, no queue policy."
-	reasonBucketLogs  = "Server access logs would record every object key, including the subject directory's account digests, in a log bucket that outlives each erasure; audit access with CloudTrail data events instead."
-	reasonReplication = "A replica is a copy subject erasure cannot reach (eraseSubject does not reach replicas); replication is kept off by design."
+	reasonAlarmAction    = "Where an alarm pages (on-call tool, chat, ticket) is the operator's choice; wire it with Alarm.AddAlarmAction. The construct cannot pick a destination."
+	reasonDLQRedrive     = "This is the dead-letter queue: a queue behind it would move failed erasure requests further from the operator; the DLQ is alarmed instead."
+	reasonLambdaDLQ      = "The function is invoked by an SQS event source, never asynchronously: failed requests go to the queue's dead-letter queue through its redrive policy."
+	reasonESMDest        = "An SQS event source has no on-failure destination; the queue's redrive policy sends a failed request to its dead-letter queue intact."
+	reasonTracing        = "The channel's evidence is its answers, ErasureAnswers/ErasureNotApplicable metrics and DLQ alarms; X-Ray would need a wildcard grant. Teams may enable it on their own function."
+	reasonLogsKMS        = "The handler's logs carry codes, message types, outcomes and counts only, never a body, key, address or requestId (tested); CloudWatch Logs encrypts them at rest."
+	reasonInline         = "CDK's per-role default policy holds this store's least-privilege statements; a managed policy would be shared between stores."
+	reasonConcurrency    = "A reserved concurrency limit can throttle erasure requests into the dead-letter queue; the queue's visibility timeout and redrive already bound the work. Limit the event source's maximum concurrency if a store must."
+	reasonVPC            = "The handler reaches only AWS APIs (SQS and its store); placing it in a VPC is the store team's network decision, not the channel's."
+	reasonSNSRedrive     = "SNS retries deliveries to SQS for days (AWS's SQS delivery policy); a delivery that keeps failing is a wiring fault the app-wide check (erasurecheck) refuses at synth: a key SNS cannot use, no queue policy."
+	reasonBucketLogs     = "Server access logs would record every object key, including the subject directory's account digests, in a log bucket that outlives each erasure; audit access with CloudTrail data events instead."
+	reasonLedgerDLQ      = "The reader is invoked by the response queue's event source (a failed answer returns to the queue, then its dead-letter queue); the sweeper by a schedule that runs again each publisher tick and finds what a failed run left."
+	reasonLedgerIndex    = "The only wildcard is the table's own pending index (<table>/index/pending), which the sweeper queries; every action is named."
+	reasonLedgerRotation = "The ledger's root secret keys the receipts' key digests and the receipt log's signatures: rotating it would orphan every digest and tree head already issued. It is encrypted under the ledger's own key and readable by the ledger's two roles only."
+	reasonLedgerBackup   = "Point-in-time recovery is on; an AWS Backup plan is the operator's retention choice (receipts must outlive a deletion, not live forever)."
+	reasonLedgerSchedule = "A missed sweep has nothing to re-deliver: the next one, a publisher tick later, finds everything the missed one would have (the rule does not retry)."
+	reasonLedgerOnDemand = "The table is on-demand (PAY_PER_REQUEST): it scales without autoscaling policies."
+	reasonReplication    = "A replica is a copy subject erasure cannot reach (eraseSubject does not reach replicas); replication is kept off by design."
 )
 
 // suppress adds cdk-nag suppressions with their reasons to each of scopes

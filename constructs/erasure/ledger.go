@@ -1,0 +1,254 @@
+package erasure
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
+)
+
+// The ledger functions' role names: fixed, so that the channel's lockdown can
+// name them (LedgerPrincipals) before they exist.
+const (
+	LedgerReaderRoleName  = "erasure-ledger-reader"
+	LedgerSweeperRoleName = "erasure-ledger-sweeper"
+)
+
+// LedgerPrincipals are the ARNs of the ledger's reader and sweeper roles in an
+// account: the reader belongs in ErasureChannelProps.ResponseReaders, the
+// sweeper (which re-broadcasts) in Publishers.
+func LedgerPrincipals(partition, account string) (reader, sweeper string) {
+	return fmt.Sprintf("arn:%s:iam::%s:role/%s", partition, account, LedgerReaderRoleName),
+		fmt.Sprintf("arn:%s:iam::%s:role/%s", partition, account, LedgerSweeperRoleName)
+}
+
+// ErasureLedgerProps configure an ErasureLedger.
+type ErasureLedgerProps struct {
+	// Channel is the channel whose answers the ledger records. Its Publishers
+	// must name the sweeper and its ResponseReaders the reader
+	// (LedgerPrincipals). Required.
+	Channel *ErasureChannel
+	// Code is the ledger's Lambda handler (cmd/erasure-ledger, built for
+	// provided.al2023 on arm64). Required.
+	Code awslambda.Code
+	// RoleIDs are each roster store's handler role id (a token is fine: an
+	// ErasureSubscriber's role RoleId, or the value of its stack's
+	// ErasureHandlerRoleId output). The reader counts a store's answer only
+	// from "<role id>:<function name>"; a store without one has every answer
+	// refused and alarmed, never counted.
+	RoleIDs map[string]*string
+	// LingeringDays is each bitmap store's bound on how long an erased id
+	// lingers in noncurrent versions, copied into its receipts.
+	LingeringDays map[string]int
+	// Constants default to the channel constants.
+	Constants *contract.Constants
+}
+
+// ErasureLedger is the account service's ledger on AWS: a DynamoDB table under
+// its own key, its secrets in Secrets Manager, the reader on the response
+// queue (partial batch failures) and the sweeper on a schedule of the
+// publisher's tick. ErasureChannel alarms on what it emits.
+type ErasureLedger struct {
+	constructs.Construct
+	// Key encrypts the table and the secret.
+	Key awskms.Key
+	// Table is the ledger (ledger.CreateTable's keys and pending index).
+	Table awsdynamodb.Table
+	// Secret is the ledger's root secret: the key digest's HMAC key, the
+	// vault's key and the receipt log's signing key are derived from it.
+	Secret awssecretsmanager.Secret
+	// Reader records the response queue's answers; Sweeper publishes,
+	// re-broadcasts, expires and appends receipts.
+	Reader, Sweeper awslambda.Function
+}
+
+// NewErasureLedger builds the ledger beside a channel.
+func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedgerProps) *ErasureLedger {
+	this := constructs.NewConstruct(scope, id)
+	l := &ErasureLedger{Construct: this}
+	var problems timing.Problems
+	if props == nil || props.Channel == nil || props.Code == nil {
+		problems.Add("ErasureLedger", timing.Missing, "an ErasureLedger needs its Channel and Code (the ledger's Lambda handler)")
+		this.Node().AddValidation(&validation{problems: problems})
+		return l
+	}
+	c := constantsOr(props.Constants)
+	ch := props.Channel
+	st := awscdk.Stack_Of(this)
+	if !namesRole(ch.responseReaders, *st.Account(), LedgerReaderRoleName) {
+		problems.Add("ErasureLedger.channel.responseReaders", timing.Missing, "the channel's ResponseReaders must name the ledger's reader role ("+LedgerReaderRoleName+", LedgerPrincipals): its lockdown would deny the reader the response queue")
+	}
+	if !namesRole(ch.publishers, *st.Account(), LedgerSweeperRoleName) {
+		problems.Add("ErasureLedger.channel.publishers", timing.Missing, "the channel's Publishers must name the ledger's sweeper role ("+LedgerSweeperRoleName+", LedgerPrincipals): its lockdown would deny the sweeper's re-broadcasts")
+	}
+
+	l.Key = newKey(this, "Key", "Erasure ledger: encrypts the ledger's table and its secret")
+	l.Table = awsdynamodb.NewTable(this, jsii.String("Table"), &awsdynamodb.TableProps{
+		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String("PK"), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:                          &awsdynamodb.Attribute{Name: jsii.String("SK"), Type: awsdynamodb.AttributeType_STRING},
+		BillingMode:                      awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		Encryption:                       awsdynamodb.TableEncryption_CUSTOMER_MANAGED,
+		EncryptionKey:                    l.Key,
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)},
+		DeletionProtection:               jsii.Bool(true),
+		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
+	})
+	l.Table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
+		IndexName:      jsii.String("pending"),
+		PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String("Pending"), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:        &awsdynamodb.Attribute{Name: jsii.String("Due"), Type: awsdynamodb.AttributeType_STRING},
+		ProjectionType: awsdynamodb.ProjectionType_KEYS_ONLY,
+	})
+	l.Secret = awssecretsmanager.NewSecret(this, jsii.String("Secret"), &awssecretsmanager.SecretProps{
+		Description:   jsii.String("Erasure ledger: the root secret its key digests, sealed keys and receipt-log signatures derive from"),
+		EncryptionKey: l.Key,
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			PasswordLength: jsii.Number(64), ExcludePunctuation: jsii.Bool(true),
+		},
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+	})
+
+	var stores []string
+	for n := range props.RoleIDs {
+		stores = append(stores, n)
+	}
+	sort.Strings(stores)
+	rosterParts := []*string{}
+	for i, n := range ch.roster {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		rosterParts = append(rosterParts, jsii.String(sep+n.Name+"="))
+		if id := props.RoleIDs[n.Name]; id != nil {
+			rosterParts = append(rosterParts, id)
+		}
+	}
+	for _, n := range stores {
+		if !ch.hasStore(n) {
+			problems.Add("ErasureLedger.roleIds["+n+"]", timing.Missing, "a role id is given for a store that is not on the channel's roster")
+		}
+	}
+	lingering := ""
+	names := make([]string, 0, len(props.LingeringDays))
+	for n := range props.LingeringDays {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		if i > 0 {
+			lingering += ","
+		}
+		lingering += fmt.Sprintf("%s=%d", n, props.LingeringDays[n])
+	}
+
+	runtime, arch := awslambda.Runtime_PROVIDED_AL2023(), awslambda.Architecture_ARM_64()
+	fn := func(id, roleName, mode string, timeoutSeconds int) awslambda.Function {
+		logs := awslogs.NewLogGroup(this, jsii.String(id+"Logs"), &awslogs.LogGroupProps{Retention: awslogs.RetentionDays_ONE_MONTH})
+		role := awsiam.NewRole(this, jsii.String(id+"Role"), &awsiam.RoleProps{AssumedBy: lambdaPrincipal(), RoleName: jsii.String(roleName),
+			Description: jsii.String("Erasure ledger: the " + mode)})
+		logs.GrantWrite(role)
+		env := map[string]*string{
+			contract.EnvLedgerMode: jsii.String(mode), contract.EnvLedgerTable: l.Table.TableName(), contract.EnvLedgerSecretArn: l.Secret.SecretArn(),
+			contract.EnvLedgerRoster: awscdk.Fn_Join(jsii.String(""), &rosterParts), contract.EnvLedgerTopicArn: ch.Topic.TopicArn(),
+		}
+		if lingering != "" {
+			env[contract.EnvLedgerLingering] = jsii.String(lingering)
+		}
+		f := awslambda.NewFunction(this, jsii.String(id), &awslambda.FunctionProps{
+			Runtime: runtime, Architecture: arch, Handler: jsii.String("bootstrap"), Code: props.Code,
+			Role: role, LogGroup: logs, Timeout: seconds(timeoutSeconds), MemorySize: jsii.Number(defaultHandlerMemoryMB),
+			Environment: &env, Description: jsii.String("Erasure ledger: the " + mode),
+		})
+		// Least privilege on the table: items and the pending index, no scan.
+		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"),
+			Resources: jsii.Strings(*l.Table.TableArn(), *l.Table.TableArn()+"/index/pending"),
+		}))
+		l.Key.Grant(role, jsii.String("kms:Decrypt"), jsii.String("kms:Encrypt"), jsii.String("kms:GenerateDataKey"), jsii.String("kms:DescribeKey"))
+		l.Secret.GrantRead(role, nil)
+		suppress(map[string]string{
+			"Serverless-LambdaDLQ":                           reasonLedgerDLQ,
+			"NIST.800.53.R5-LambdaDLQ":                       reasonLedgerDLQ,
+			"Serverless-LambdaEventSourceMappingDestination": reasonESMDest,
+			"Serverless-LambdaTracing":                       reasonTracing,
+			"NIST.800.53.R5-LambdaConcurrency":               reasonConcurrency,
+			"NIST.800.53.R5-LambdaInsideVPC":                 reasonVPC,
+			"NIST.800.53.R5-IAMNoInlinePolicy":               reasonInline,
+			"NIST.800.53.R5-CloudWatchLogGroupEncrypted":     reasonLogsKMS,
+			"AwsSolutions-IAM5":                              reasonLedgerIndex,
+		}, f, role, logs)
+		return f
+	}
+	// The reader: the response queue's event source, batch answers with
+	// partial failures (an answer kept is read again, then dead-lettered).
+	readerTimeout := c.VisibilityTimeoutCapSeconds / c.VisibilityTimeoutMultiplier
+	if readerTimeout > c.HandlerTimeoutCapSeconds {
+		readerTimeout = c.HandlerTimeoutCapSeconds
+	}
+	l.Reader = fn("Reader", LedgerReaderRoleName, "reader", readerTimeout)
+	l.Reader.AddEventSource(awslambdaeventsources.NewSqsEventSource(ch.ResponseQueue, &awslambdaeventsources.SqsEventSourceProps{
+		BatchSize: jsii.Number(10), ReportBatchItemFailures: jsii.Bool(true),
+	}))
+	// A response reader reads the response dead-letter queue too (the
+	// channel's readers redrive what was kept for investigation), and the
+	// response key both ways.
+	ch.ResponseDeadLetterQueue.GrantConsumeMessages(l.Reader)
+	ch.ResponseKey.Grant(l.Reader, jsii.String("kms:Decrypt"), jsii.String("kms:GenerateDataKey"))
+	suppress(map[string]string{"Serverless-LambdaEventSourceMappingDestination": reasonESMDest}, l.Reader)
+	// The sweeper: one at a time, each publisher tick; it publishes on the topic.
+	l.Sweeper = fn("Sweeper", LedgerSweeperRoleName, "sweeper", c.HandlerTimeoutCapSeconds*5)
+	ch.Topic.GrantPublish(l.Sweeper)
+	rule := awsevents.NewRule(this, jsii.String("SweepSchedule"), &awsevents.RuleProps{
+		Description: jsii.String("Erasure ledger: the sweeper, each publisher tick (publisherTickSeconds)"),
+		Schedule:    awsevents.Schedule_Rate(seconds(c.PublisherTickSeconds)),
+		Targets:     &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(l.Sweeper, &awseventstargets.LambdaFunctionProps{RetryAttempts: jsii.Number(0)})},
+	})
+	suppress(map[string]string{
+		"AwsSolutions-SMG4":                            reasonLedgerRotation,
+		"NIST.800.53.R5-SecretsManagerRotationEnabled": reasonLedgerRotation,
+		"NIST.800.53.R5-DynamoDBInBackupPlan":          reasonLedgerBackup,
+		"NIST.800.53.R5-DynamoDBAutoscalingEnabled":    reasonLedgerOnDemand,
+	}, l.Secret, l.Table)
+	suppress(map[string]string{"Serverless-EventBusDLQ": reasonLedgerSchedule}, rule)
+	if len(problems) > 0 {
+		this.Node().AddValidation(&validation{problems: problems})
+	}
+	return l
+}
+
+// hasStore reports whether name is on the channel's roster.
+func (ch *ErasureChannel) hasStore(name string) bool {
+	for _, s := range ch.roster {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// namesRole reports whether arns hold the role named name of account, in any
+// partition.
+func namesRole(arns []string, account, name string) bool {
+	for _, a := range arns {
+		if strings.HasPrefix(a, "arn:") && strings.HasSuffix(a, ":iam::"+account+":role/"+name) {
+			return true
+		}
+	}
+	return false
+}
