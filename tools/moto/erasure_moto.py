@@ -334,6 +334,56 @@ class CloudWatchAlarm(_Model, CloudFormationModel):
             pass
 
 
+class SecretsManagerSecret(_Model, CloudFormationModel):
+    """AWS::SecretsManager::Secret: a secret with its SecretString or one GenerateSecretString makes."""
+
+    __module__ = _MOTO_MODULE
+
+    @staticmethod
+    def cloudformation_type() -> str:
+        return "AWS::SecretsManager::Secret"
+
+    @staticmethod
+    def cloudformation_name_type() -> str:
+        return "Name"
+
+    @classmethod
+    def create_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
+        from moto.secretsmanager.models import secretsmanager_backends
+
+        p = cloudformation_json["Properties"]
+        backend = secretsmanager_backends[account_id][region_name]
+        value = p.get("SecretString")
+        gen = p.get("GenerateSecretString")
+        if value is not None and gen is not None:
+            raise EngineError("SecretString and GenerateSecretString cannot both be set.")
+        if gen is not None:
+            value = backend.get_random_password(
+                password_length=int(gen.get("PasswordLength", 32)), exclude_characters=gen.get("ExcludeCharacters", ""),
+                exclude_numbers=bool(gen.get("ExcludeNumbers", False)), exclude_punctuation=bool(gen.get("ExcludePunctuation", False)),
+                exclude_uppercase=bool(gen.get("ExcludeUppercase", False)), exclude_lowercase=bool(gen.get("ExcludeLowercase", False)),
+                include_space=bool(gen.get("IncludeSpace", False)), require_each_included_type=bool(gen.get("RequireEachIncludedType", True)))
+            value = json.loads(value)["RandomPassword"] if value.startswith("{") else value
+            if gen.get("SecretStringTemplate") and gen.get("GenerateStringKey"):
+                doc = json.loads(gen["SecretStringTemplate"])
+                doc[gen["GenerateStringKey"]] = value
+                value = json.dumps(doc)
+        name = p.get("Name") or resource_name
+        out = backend.create_secret(name=name, secret_string=value, secret_binary=None, description=p.get("Description"),
+                                    tags=p.get("Tags", []), kms_key_id=p.get("KmsKeyId"), client_request_token=None,
+                                    replica_regions=[], force_overwrite=False)
+        arn = json.loads(out)["ARN"] if isinstance(out, str) else out["ARN"]
+        return cls(arn, p, account_id, region_name)
+
+    def _remove(self) -> None:
+        from moto.secretsmanager.models import secretsmanager_backends
+
+        try:
+            secretsmanager_backends[self.account_id][self.region].delete_secret(self._physical_id, None, True)
+        except Exception:
+            pass
+
+
 class CdkMetadata(_Model, CloudFormationModel):
     """AWS::CDK::Metadata: CloudFormation records it (the CDK's version reporting) and creates nothing."""
 
