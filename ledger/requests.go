@@ -193,3 +193,24 @@ func requestOf(id string, it item) Request {
 		Roster: list(it, "Roster"), Status: Status(str(it, "Status")), ReceivedAt: parseStamp(str(it, "ReceivedAt")),
 		DueBy: parseStamp(str(it, "DueBy")), CompletedAt: parseStamp(str(it, "CompletedAt")), LogIndex: num(it, "LogIndex")}
 }
+
+// StoreAnswer is one store's recorded answer to a broadcast.
+type StoreAnswer struct {
+	Subscriber, Outcome, Sender string
+	AnsweredAt                  time.Time
+}
+
+// Answers are the recorded answers to a request's broadcast sendNo (0 for
+// CHECK and CLASSIFY), by store.
+func (l *Ledger) Answers(ctx context.Context, requestID string, sendNo int) (map[string]StoreAnswer, error) {
+	items, err := l.queryAll(ctx, reqPK(requestID), answerPrefix(sendNo))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]StoreAnswer{}
+	for _, it := range items {
+		st := str(it, "SK")[len(answerPrefix(sendNo)):]
+		out[st] = StoreAnswer{Subscriber: st, Outcome: str(it, "Outcome"), Sender: str(it, "Sender"), AnsweredAt: parseStamp(str(it, "AnsweredAt"))}
+	}
+	return out, nil
+}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"sort"
@@ -28,15 +27,16 @@ import (
 )
 
 type smokeCmd struct {
-	Region       string            `default:"eu-west-1" env:"AWS_REGION" help:"The channel's region."`
-	ChannelStack string            `name:"channel-stack" default:"ErasureChannel" help:"The deployed channel stack: its outputs name the topic and the response queue."`
-	AccountRole  map[string]string `name:"account-role" help:"ACCOUNT=ROLE_ARN (repeatable): read a store in another account through this role."`
-	RunHandlers  bool              `name:"run-handlers" help:"Play Lambda for every store, for an engine that runs no function (the offline deploy): the handler binary under the Lambda Runtime Interface Emulator with the deployed environment, timeout and execution role, and a poller for the deployed event source mapping."`
-	Handler      string            `help:"--run-handlers: the stores' handler binary, built for this host."`
-	RIE          string            `name:"rie" help:"--run-handlers: the aws-lambda-rie binary."`
-	PassTwoDelay int               `name:"pass-two-delay" default:"-1" help:"--run-handlers: run pass two after this many seconds instead of the deployed ERASURE_PASS_TWO_DELAY_SECONDS (-1: the deployed value)."`
-	Timeout      time.Duration     `default:"0s" help:"Give up after this long (0: the longest deployed pass-two delay plus R)."`
-	HandlerLog   string            `name:"handler-log" help:"--run-handlers: append the emulators' and handlers' output to this file (default: discarded)."`
+	Region        string            `default:"eu-west-1" env:"AWS_REGION" help:"The channel's region."`
+	ChannelStack  string            `name:"channel-stack" default:"ErasureChannel" help:"The deployed channel stack: its outputs name the topic and the response queue."`
+	AccountRole   map[string]string `name:"account-role" help:"ACCOUNT=ROLE_ARN (repeatable): read a store in another account through this role."`
+	RunHandlers   bool              `name:"run-handlers" help:"Play Lambda for every store, for an engine that runs no function (the offline deploy): the handler binary under the Lambda Runtime Interface Emulator with the deployed environment, timeout and execution role, and a poller for the deployed event source mapping."`
+	Handler       string            `help:"--run-handlers: the stores' handler binary, built for this host."`
+	RIE           string            `name:"rie" help:"--run-handlers: the aws-lambda-rie binary."`
+	PassTwoDelay  int               `name:"pass-two-delay" default:"-1" help:"--run-handlers: run pass two after this many seconds instead of the deployed ERASURE_PASS_TWO_DELAY_SECONDS (-1: the deployed value)."`
+	Timeout       time.Duration     `default:"0s" help:"Give up after this long (0: the longest deployed pass-two delay plus R)."`
+	HandlerLog    string            `name:"handler-log" help:"--run-handlers: append the emulators' and handlers' output to this file (default: discarded)."`
+	LedgerHandler string            `name:"ledger-handler" help:"--run-handlers with a deployed ErasureLedger: its handler (cmd/erasure-ledger) built for this host, run as its reader and sweeper."`
 }
 
 // smokeStore is one store's line of the smoke table.
@@ -60,6 +60,7 @@ type smokeSummary struct {
 	Complete       bool         `json:"complete"`
 	RefusedAnswers int          `json:"refusedAnswers"`
 	Seconds        float64      `json:"seconds"`
+	Ledger         *smokeLedger `json:"ledger,omitempty"`
 }
 
 func (s *smokeCmd) Run(g *globals) error {
@@ -142,7 +143,7 @@ func (s *smokeCmd) Run(g *globals) error {
 				continue
 			}
 			a, _, _ := resolve(ctx, st.Account)
-			run, err := deployed.Handler{Store: st, Binary: s.Handler, RIE: s.RIE, Endpoint: os.Getenv("AWS_ENDPOINT_URL"),
+			run, err := deployed.Handler{Store: st, Binary: s.Handler, RIE: s.RIE, Endpoint: endpointURL(),
 				Region: s.Region, PassTwoDelay: override, Log: handlerLog}.Start(ctx, a)
 			if err != nil {
 				return fail(exitEnvironment, "%v", err)
@@ -151,28 +152,41 @@ func (s *smokeCmd) Run(g *globals) error {
 		}
 	}
 
-	collector := publisher.NewCollector()
-	reader := publisher.NewReader(home.SQS, ch.ResponseQueueURL, collector, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if len(roster) > 0 {
-		reader.WithRoster(roster)
+	// Where the answers are read: a deployed ledger's reader consumes the
+	// response queue, so the smoke run then records and reads through the
+	// ledger, as the account service does; otherwise it reads the queue.
+	led, hasLedger, err := deployed.FindLedger(ctx, home, ch)
+	if err != nil {
+		return fail(exitEnvironment, "%v", err)
 	}
-	rctx, cancelReader := context.WithCancel(ctx)
-	defer cancelReader()
-	go func() { _ = reader.Run(rctx, time.Second) }()
-
 	pub := publisher.New(home.SNS, ch.TopicArn)
+	var src answerSource
+	if hasLedger {
+		ls, err := s.ledgerSource(ctx, cfg, home, led, pub, names, handlerLog)
+		if err != nil {
+			return err
+		}
+		defer ls.stop()
+		src = ls
+	} else {
+		src = newQueueSource(ctx, home, ch, pub, roster)
+	}
+	defer src.close()
+
 	sentinel := "smoke-" + randomHex(8)
 	published := time.Now()
-	check, err := pub.PublishRound(ctx, publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAccount, Key: sentinel, CreatedAt: published})
+	checkReq, err := pub.NewRound(publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAccount, Key: sentinel, CreatedAt: published})
+	if err != nil {
+		return fail(exitEnvironment, "building the CHECK: %v", err)
+	}
+	check, err := src.publish(ctx, checkReq)
 	if err != nil {
 		return fail(exitEnvironment, "publishing the CHECK: %v", err)
 	}
-	erase, err := pub.Erase(ctx, contract.KeyAccount, sentinel)
+	erase, err := src.publish(ctx, pub.NewErase(contract.KeyAccount, sentinel))
 	if err != nil {
 		return fail(exitEnvironment, "publishing the ERASE: %v", err)
 	}
-	checkKey := publisher.RoundKey{RequestID: check.RequestID}
-	eraseKey := publisher.RoundKey{RequestID: erase.RequestID, SendNo: erase.SendNo}
 	timeout := s.Timeout
 	if timeout <= 0 {
 		c := contract.Channel()
@@ -180,15 +194,22 @@ func (s *smokeCmd) Run(g *globals) error {
 	}
 	deadline := time.After(timeout)
 	if !g.JSON {
-		fmt.Fprintf(g.Stdout, "channel %s: %d stores subscribed; CHECK and ERASE published for a sentinel account; waiting up to %s\n", ch.Stack, len(stores), timeout)
+		via := "the response queue"
+		if hasLedger {
+			via = "the deployed ledger (its reader consumes the response queue)"
+		}
+		fmt.Fprintf(g.Stdout, "channel %s: %d stores subscribed; CHECK and ERASE published for a sentinel account; answers read through %s; waiting up to %s\n", ch.Stack, len(stores), via, timeout)
 	}
+	var cs, es map[string]smokeAnswer
 wait:
 	for {
-		if collector.Status(checkKey, names).Complete() && collector.Status(eraseKey, names).Complete() {
+		if cs, es, err = src.answers(ctx, check, erase); err != nil {
+			return fail(exitEnvironment, "reading the answers: %v", err)
+		}
+		if len(cs) >= len(names) && len(es) >= len(names) {
 			break
 		}
 		select {
-		case <-collector.Changed():
 		case <-time.After(500 * time.Millisecond):
 		case <-deadline:
 			break wait
@@ -196,22 +217,21 @@ wait:
 			break wait
 		}
 	}
-	sum := smokeSummary{Channel: ch.Stack, Complete: true, RefusedAnswers: reader.Refused(), Seconds: time.Since(start).Seconds()}
-	cs, es := collector.Status(checkKey, names), collector.Status(eraseKey, names)
+	sum := smokeSummary{Channel: ch.Stack, Complete: true, RefusedAnswers: src.refused(), Seconds: time.Since(start).Seconds()}
+	if hasLedger {
+		sum.Ledger = src.(*ledgerSource).receipts(ctx, check, erase)
+		if !sum.Ledger.Verified {
+			sum.Complete = false
+		}
+	}
 	for _, st := range stores {
 		line := smokeStore{Store: st.Name, Account: st.Account, Function: st.Function, Timeout: st.TimeoutSecs, Visible: st.VisibilitySecs, Batch: st.BatchSize,
 			Check: "no answer", Erase: "no answer", Problems: st.Problems}
-		if r, ok := cs.Answered[st.Name]; ok {
-			line.Check = string(r.Answer)
-			if at, ok := collector.AnsweredAt(checkKey, st.Name); ok {
-				line.CheckMs = at.Sub(published).Milliseconds()
-			}
+		if a, ok := cs[st.Name]; ok {
+			line.Check, line.CheckMs = a.outcome, a.at.Sub(published).Milliseconds()
 		}
-		if r, ok := es.Answered[st.Name]; ok {
-			line.Erase = string(r.Outcome)
-			if at, ok := collector.AnsweredAt(eraseKey, st.Name); ok {
-				line.EraseMs = at.Sub(published).Milliseconds()
-			}
+		if a, ok := es[st.Name]; ok {
+			line.Erase, line.EraseMs = a.outcome, a.at.Sub(published).Milliseconds()
 		}
 		okCheck := line.Check == string(contract.AnswerHoldsData) || line.Check == string(contract.AnswerHoldsNone) || line.Check == string(contract.AnswerNotApplicable)
 		okErase := line.Erase == string(contract.OutcomeDone) || line.Erase == string(contract.OutcomeNotApplicable)
@@ -251,6 +271,13 @@ func printSmoke(w io.Writer, sum smokeSummary) {
 		for _, p := range st.Problems {
 			fmt.Fprintf(w, "%s: %s\n", st.Store, p)
 		}
+	}
+	if l := sum.Ledger; l != nil {
+		state := "verifies"
+		if !l.Verified {
+			state = "DOES NOT VERIFY: " + l.Problem
+		}
+		fmt.Fprintf(w, "ledger %s: %d requests complete, %d receipts; the receipt log %s\n", l.Table, l.Complete, l.Receipts, state)
 	}
 	fmt.Fprintf(w, "answers refused by the roster: %d; %.1f s\n", sum.RefusedAnswers, sum.Seconds)
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+	"sort"
 )
 
 // The cdk-nag findings the constructs suppress, each with the reason it does
@@ -33,9 +34,16 @@ var (
 // suppress adds cdk-nag suppressions with their reasons to each of scopes
 // and their children, in one jsii call.
 func suppress(reasons map[string]string, scopes ...constructs.IConstruct) {
+	// In a stable order: a template must not change between two synths of
+	// one app (CloudFormation would see a change set in every deploy).
+	ids := make([]string, 0, len(reasons))
+	for id := range reasons {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
 	var list []*cdknag.NagPackSuppression
-	for id, reason := range reasons {
-		list = append(list, &cdknag.NagPackSuppression{Id: jsii.String(id), Reason: jsii.String(reason)})
+	for _, id := range ids {
+		list = append(list, &cdknag.NagPackSuppression{Id: jsii.String(id), Reason: jsii.String(reasons[id])})
 	}
 	var target interface{} = scopes[0]
 	if len(scopes) > 1 {

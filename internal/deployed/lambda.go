@@ -45,6 +45,9 @@ type Handler struct {
 	// Log receives the emulator's and the handler's output (never message
 	// bodies: the handler logs none).
 	Log io.Writer
+	// Scheduled is a function no queue feeds (a schedule invokes it): no
+	// poller runs, and Running.Invoke calls it.
+	Scheduled bool
 }
 
 // Stats count what the poller did.
@@ -54,6 +57,7 @@ type Stats struct {
 
 // Running is a started handler.
 type Running struct {
+	invoke string
 	cmd    *exec.Cmd
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -80,7 +84,7 @@ func (r *Running) Stop() error {
 // loopback ports and the poller on the store's queue.
 func (h Handler) Start(ctx context.Context, acct *Account) (*Running, error) {
 	st := h.Store
-	if st.Function == "" || st.RoleArn == "" || st.QueueURL == "" {
+	if st.Function == "" || st.RoleArn == "" || (st.QueueURL == "" && !h.Scheduled) {
 		return nil, fmt.Errorf("deployed: store %s has no function, role or queue to run", st.Name)
 	}
 	creds, err := acct.STS.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(st.RoleArn), RoleSessionName: aws.String(st.Function)})
@@ -133,11 +137,41 @@ func (h Handler) Start(ctx context.Context, acct *Account) (*Running, error) {
 		_ = r.Stop()
 		return nil, err
 	}
+	r.invoke = "http://" + invokeAddr + "/2015-03-31/functions/function/invocations"
+	if h.Scheduled {
+		close(r.done)
+		return r, nil
+	}
 	go func() {
 		defer close(r.done)
-		r.err = r.poll(pctx, queue, st, "http://"+invokeAddr+"/2015-03-31/functions/function/invocations", h.Region)
+		r.err = r.poll(pctx, queue, st, r.invoke, h.Region)
 	}()
 	return r, nil
+}
+
+// Invoke calls the function once with payload, as a schedule does, and
+// returns its response; a function error is an error.
+func (r *Running) Invoke(ctx context.Context, payload []byte, timeout time.Duration) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.invoke, bytes.NewReader(payload))
+	if err != nil {
+		return nil, err
+	}
+	resp, err := (&http.Client{Timeout: timeout}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, 6<<20))
+	if err != nil {
+		return nil, err
+	}
+	var fe struct {
+		ErrorType string `json:"errorType"`
+	}
+	if resp.StatusCode != http.StatusOK || (json.Unmarshal(out, &fe) == nil && fe.ErrorType != "") {
+		return nil, errors.New("deployed: the function failed")
+	}
+	return out, nil
 }
 
 func freePort() (string, error) {

@@ -511,14 +511,34 @@ cfn_parsing.ResourceMap.parse_ssm_parameter = _parse_ssm_or_fail
 
 
 _parse_and_update = cfn_parsing.parse_and_update_resource
+_parse_and_create = cfn_parsing.parse_and_create_resource
+_created_as: dict = {}  # (stack id, logical id) -> the resource's template JSON when created
+
+
+def _canonical(resource_json) -> str:
+    return json.dumps(resource_json, sort_keys=True, default=str)
+
+
+def _create_recording(logical_id, resource_json, resources_map, account_id, region_name):
+    as_written = _canonical(resource_json)  # before moto's parse mutates it
+    resource = _parse_and_create(logical_id, resource_json, resources_map, account_id, region_name)
+    _created_as[(resources_map.stack_id, logical_id)] = as_written
+    return resource
+
+
+cfn_parsing.parse_and_create_resource = _create_recording
 
 
 def _update_or_replace(logical_id, resource_json, resources_map, account_id, region_name):
     """An update of a type moto cannot update in place replaces the resource (delete, then create), as
     CloudFormation does for a change that requires replacement; moto alone would record None and fail every
     later reference to it."""
+    if _created_as.get((resources_map.stack_id, logical_id)) == _canonical(resource_json):
+        # The template did not change it (moto's own diff saw its parsed copy): CloudFormation leaves it be.
+        return resources_map._parsed_resources.get(logical_id)
     resource = _parse_and_update(logical_id, resource_json, resources_map, account_id, region_name)
     if resource is not None:
+        _created_as[(resources_map.stack_id, logical_id)] = _canonical(resource_json)
         return resource
     resource_type = resource_json["Type"]
     original = resources_map._parsed_resources.get(logical_id)
@@ -531,7 +551,7 @@ def _update_or_replace(logical_id, resource_json, resources_map, account_id, reg
                     original.physical_resource_id, resource_json, account_id, region_name)
         except Exception as err:
             raise EngineError("%s %s could not be replaced: %s" % (resource_type, logical_id, _reason(err)))
-    replacement = cfn_parsing.parse_and_create_resource(logical_id, resource_json, resources_map, account_id, region_name)
+    replacement = _create_recording(logical_id, resource_json, resources_map, account_id, region_name)
     if replacement is None:
         raise EngineError("%s %s could not be updated" % (resource_type, logical_id))
     return replacement
