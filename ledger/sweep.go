@@ -134,31 +134,70 @@ func (l *Ledger) sweepOpen(ctx context.Context, pub Publisher, id string, rep *S
 	if r.SendNo >= l.c.MaxBroadcasts {
 		return l.finish(ctx, r, StatusExhausted, rep)
 	}
-	next, exp := r.SendNo+1, now.Add(l.c.ExpiryPeriod())
-	if err := l.putRound(ctx, id, next, exp); err != nil {
+	if _, err := l.rebroadcast(ctx, pub, r, str(it, "SealedKey")); err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Code == "RACED" {
+			return nil // completed meanwhile, or another sweeper took it
+		}
 		return err
 	}
-	_, err = l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(reqPK(id), "REQ"),
+	rep.Rebroadcast++
+	return nil
+}
+
+// Rebroadcast re-broadcasts an open destructive request now, with sendNo + 1
+// and a fresh expiresAt, as the sweeper does when its broadcast expires: for
+// an account service that re-broadcasts sooner. Past maxBroadcasts it is
+// refused (EXHAUSTED is the sweeper's to decide).
+func (l *Ledger) Rebroadcast(ctx context.Context, pub Publisher, requestID string) (contract.Request, error) {
+	it, err := l.consistentGet(ctx, key(reqPK(requestID), "REQ"))
+	if err != nil {
+		return contract.Request{}, err
+	}
+	if it == nil {
+		return contract.Request{}, ErrNoSuchRequest
+	}
+	r := requestOf(requestID, it)
+	switch {
+	case r.Status != StatusOpen:
+		return contract.Request{}, fail("NOT_OPEN", errors.New("only an open request is re-broadcast"))
+	case !r.Type.IsDestructive():
+		return contract.Request{}, fail("NOT_DESTRUCTIVE", errors.New("only ERASE and REFILE are re-broadcast"))
+	case r.SendNo >= l.c.MaxBroadcasts:
+		return contract.Request{}, fail("MAX_BROADCASTS", errors.New("the request has had maxBroadcasts broadcasts"))
+	}
+	return l.rebroadcast(ctx, pub, r, str(it, "SealedKey"))
+}
+
+// rebroadcast records broadcast sendNo + 1 (the round, then the request,
+// conditional on the broadcast it replaces), publishes it and marks it
+// published. A crash after the record leaves it to the sweeper.
+func (l *Ledger) rebroadcast(ctx context.Context, pub Publisher, r Request, sealed string) (contract.Request, error) {
+	now := l.now()
+	next, exp := r.SendNo+1, now.Add(l.c.ExpiryPeriod())
+	if err := l.putRound(ctx, r.RequestID, next, exp); err != nil {
+		return contract.Request{}, err
+	}
+	_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(reqPK(r.RequestID), "REQ"),
 		UpdateExpression:          aws.String("SET SendNo = :n, ExpiresAt = :e, Due = :d"),
 		ConditionExpression:       aws.String("SendNo = :o AND #st = :open"),
 		ExpressionAttributeNames:  map[string]string{"#st": "Status"},
 		ExpressionAttributeValues: item{":n": n(next), ":e": s(stamp(exp)), ":d": s(stamp(now.Add(l.publishGrace()))), ":o": n(r.SendNo), ":open": s(string(StatusOpen))}})
 	if isConditionFailed(err) {
-		return nil // completed, or another sweeper re-broadcast it
+		return contract.Request{}, fail("RACED", errors.New("completed, or re-broadcast by another")) // not an error for the sweeper
 	}
 	if err != nil {
-		return fail("WRITE_FAILED", err)
+		return contract.Request{}, fail("WRITE_FAILED", err)
 	}
-	req, err := l.rebuild(ctx, r, str(it, "SealedKey"), next, exp)
+	req, err := l.rebuild(ctx, r, sealed, next, exp)
 	if err != nil {
-		return err
+		return contract.Request{}, err
 	}
 	if _, err := pub.PublishRequest(ctx, req); err != nil {
-		return fail("PUBLISH_FAILED", err) // recorded: the next sweep publishes it
+		return req, fail("PUBLISH_FAILED", err) // recorded: the next sweep publishes it
 	}
-	rep.Rebroadcast++
 	l.emit(MetricRebroadcasts, contract.CodeRebroadcast)
-	return l.MarkPublished(ctx, id, next)
+	return req, l.MarkPublished(ctx, r.RequestID, next)
 }
 
 // finish ends an open request without completion: EXPIRED (CHECK, CLASSIFY)

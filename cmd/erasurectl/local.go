@@ -214,7 +214,7 @@ func (l *localCmd) Run(g *globals) error {
 	}
 	pub := publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(scaled))
 	published := time.Now()
-	erase, err := led.ledger.Publish(ctx, pub, pub.NewErase(contract.KeyAccount, examplestore.SampleAccount), names)
+	erase, err := led.Publish(ctx, pub, pub.NewErase(contract.KeyAccount, examplestore.SampleAccount), names)
 	if err != nil {
 		return fail(exitEnvironment, "%v", err)
 	}
@@ -222,7 +222,7 @@ func (l *localCmd) Run(g *globals) error {
 	if err != nil {
 		return fail(exitEnvironment, "%v", err)
 	}
-	check, err := led.ledger.Publish(ctx, pub, checkReq, names)
+	check, err := led.Publish(ctx, pub, checkReq, names)
 	if err != nil {
 		return fail(exitEnvironment, "%v", err)
 	}

@@ -144,6 +144,13 @@ func (p *Publisher) NewErase(kind contract.KeyKind, key string) contract.Request
 	return p.Prepare(contract.Request{Type: contract.TypeErase, RequestID: p.newID(), SendNo: 1, KeyKind: kind, Key: keyFor(kind, key)})
 }
 
+// NewRefile builds sendNo 1 of a REFILE without publishing it (addresses
+// passed through contract.AddressKey).
+func (p *Publisher) NewRefile(from, to, accountID string) contract.Request {
+	return p.Prepare(contract.Request{Type: contract.TypeRefile, RequestID: p.newID(), SendNo: 1, KeyKind: contract.KeyAddress,
+		From: contract.AddressKey(from), To: contract.AddressKey(to), AccountID: accountID})
+}
+
 // NewRound builds a CHECK or CLASSIFY round without publishing it.
 func (p *Publisher) NewRound(r Round) (contract.Request, error) {
 	if r.Type != contract.TypeCheck && r.Type != contract.TypeClassify {

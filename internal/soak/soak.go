@@ -32,6 +32,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
 	"github.com/linn-cloud/erasure-channel/internal/local"
+	"github.com/linn-cloud/erasure-channel/ledger"
 )
 
 // Config is one soak run.
@@ -93,12 +94,14 @@ type Ledger struct {
 	PeakHeapMiB                                         float64
 	DeniedCalls                                         map[string]int // by the gate: "principal action resource" -> calls
 	RefusedAnswers                                      int            // by the reader's roster
+	LedgerComplete, LedgerOpen                          int            // requests, as the account service's ledger has them
 	Violations                                          []string
 }
 
 func (l Ledger) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "soak: %d stores, %d requests published (+%d rebroadcasts), %d malformed, %d expired mixed in\n", l.Stores, l.Published, l.Rebroadcasts, l.Malformed, l.Expired)
+	fmt.Fprintf(&b, "ledger: %d requests complete, %d not (their latest broadcast not answered by every store with a completing outcome)\n", l.LedgerComplete, l.LedgerOpen)
 	fmt.Fprintf(&b, "  expected answers %d: answered %d, dead-lettered intact %d; duplicates absorbed %d (conflicting %d); malformed dead-lettered %d of %d\n",
 		l.Expected, l.Answered, l.DeadLettered, l.Duplicates, l.ConflictingDuplicates, l.MalformedDeadLettered, l.Malformed*l.Stores)
 	if l.DeniedCalls != nil {
@@ -250,11 +253,18 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 		}
 		handlers[n] = stopsMidBatch(h.Handle, f, &cfg)
 	}
+	// The account service's ledger: every request recorded before it is
+	// published, every authenticated answer recorded before it is counted.
+	book, err := local.StartLedger(ctx, c, nil)
+	if err != nil {
+		return Ledger{}, err
+	}
+	defer book.Stop()
 	collector := publisher.NewCollector()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	peak := sampleHeap(runCtx)
-	stop := ch.Serve(runCtx, emu.Region, handlers, collector, log)
+	stop := ch.ServeWith(runCtx, emu.Region, handlers, collector, book.Sink, log)
 	defer stop()
 
 	led := Ledger{Stores: cfg.Stores}
@@ -288,7 +298,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 			time.Sleep(20 * time.Millisecond)
 		}
 		before := time.Now() // a store can receive it before Publish returns
-		req, err := publishOne(ctx, pub, mix, i)
+		req, err := publishOne(ctx, book, pub, names, mix, i)
 		if err != nil {
 			return led, err
 		}
@@ -297,7 +307,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 		led.Published++
 		if req.Type.IsDestructive() && mix.Float64() < cfg.RebroadP {
 			before := time.Now()
-			again, err := pub.Rebroadcast(ctx, req)
+			again, err := book.Rebroadcast(ctx, pub, req.RequestID)
 			if err != nil {
 				return led, err
 			}
@@ -376,7 +386,55 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 	if led.ConflictingDuplicates > 0 {
 		led.Violations = append(led.Violations, fmt.Sprintf("%d duplicate answers differ from the first", led.ConflictingDuplicates))
 	}
+	if err := checkLedger(ctx, &led, book, collector, names, exps); err != nil {
+		return led, err
+	}
 	return led, check(ctx, &led, cfg, c, ch, collector, names, kinds, exps, bad, expired, logs.String())
+}
+
+// completes is every outcome that completes a request in the ledger.
+func completes(o string) bool {
+	switch contract.Outcome(o) {
+	case contract.OutcomeDone, contract.OutcomeMoved, contract.OutcomeNoneOwned, contract.OutcomeNotMoved, contract.OutcomeNotApplicable:
+		return true
+	}
+	return o == string(contract.AnswerHoldsData) || o == string(contract.AnswerHoldsNone)
+}
+
+// checkLedger reports completion from the ledger and checks it against the
+// answers the reader counted: a request is complete in the ledger exactly
+// when every store answered its latest broadcast with a completing outcome.
+func checkLedger(ctx context.Context, led *Ledger, book *local.Ledger, col *publisher.Collector, names []string, exps []expectation) error {
+	latest := map[string]contract.Request{}
+	for _, e := range exps {
+		if cur, ok := latest[e.req.RequestID]; !ok || e.req.SendNo > cur.SendNo {
+			latest[e.req.RequestID] = e.req
+		}
+	}
+	for id, req := range latest {
+		r, ok, err := book.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			led.Violations = append(led.Violations, "a published request is not in the ledger")
+			continue
+		}
+		st := col.Status(publisher.RoundKey{RequestID: id, SendNo: req.SendNo}, names)
+		want := st.Complete()
+		for _, a := range st.Answered {
+			want = want && completes(string(a.Outcome)+string(a.Answer))
+		}
+		if got := r.Status == ledger.StatusComplete; got != want {
+			led.Violations = append(led.Violations, fmt.Sprintf("the ledger says %s for a request whose latest broadcast every store answered: %v", r.Status, want))
+		}
+		if r.Status == ledger.StatusComplete {
+			led.LedgerComplete++
+		} else {
+			led.LedgerOpen++
+		}
+	}
+	return nil
 }
 
 // check verifies the invariant and fills the ledger's counts and latencies.
@@ -477,23 +535,30 @@ func check(ctx context.Context, led *Ledger, cfg Config, c contract.Constants, c
 	return nil
 }
 
-func publishOne(ctx context.Context, pub *publisher.Publisher, mix *rand.Rand, i int) (contract.Request, error) {
+// publishOne records a request in the ledger and publishes it.
+func publishOne(ctx context.Context, book *local.Ledger, pub *publisher.Publisher, roster []string, mix *rand.Rand, i int) (contract.Request, error) {
 	acct := fmt.Sprintf("acct-soak-%d", i)
 	addr := fmt.Sprintf("user%d@soak.example", i)
+	var req contract.Request
+	var err error
 	switch mix.IntN(6) {
 	case 0:
-		return pub.Erase(ctx, contract.KeyAccount, acct)
+		req = pub.NewErase(contract.KeyAccount, acct)
 	case 1:
-		return pub.Erase(ctx, contract.KeyAddress, addr)
+		req = pub.NewErase(contract.KeyAddress, addr)
 	case 2:
-		return pub.Refile(ctx, addr, fmt.Sprintf("new%d@soak.example", i), acct)
+		req = pub.NewRefile(addr, fmt.Sprintf("new%d@soak.example", i), acct)
 	case 3:
-		return pub.PublishRound(ctx, publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAccount, Key: acct, CreatedAt: time.Now()})
+		req, err = pub.NewRound(publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAccount, Key: acct, CreatedAt: time.Now()})
 	case 4:
-		return pub.PublishRound(ctx, publisher.Round{Type: contract.TypeClassify, KeyKind: contract.KeyAddress, Key: addr, CreatedAt: time.Now()})
+		req, err = pub.NewRound(publisher.Round{Type: contract.TypeClassify, KeyKind: contract.KeyAddress, Key: addr, CreatedAt: time.Now()})
 	default:
-		return pub.PublishRound(ctx, publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAddress, Key: addr, CreatedAt: time.Now()})
+		req, err = pub.NewRound(publisher.Round{Type: contract.TypeCheck, KeyKind: contract.KeyAddress, Key: addr, CreatedAt: time.Now()})
 	}
+	if err != nil {
+		return req, err
+	}
+	return book.Publish(ctx, pub, req, roster)
 }
 
 func publishRaw(ctx context.Context, client *sns.Client, topic string, body []byte) error {
