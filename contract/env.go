@@ -88,67 +88,80 @@ func (e *EnvError) Has(variable string) bool {
 func LoadHandlerEnvironment(lookup func(string) (string, bool), c Constants) (HandlerEnvironment, error) {
 	var env HandlerEnvironment
 	var problems []EnvProblem
-	add := func(v, p string) { problems = append(problems, EnvProblem{Variable: v, Problem: p}) }
-
-	seconds := func(name string, min, max int, capName string) time.Duration {
+	for _, name := range HandlerEnvironmentVariables {
 		raw, ok := lookup(name)
 		if !ok || raw == "" {
-			add(name, "missing")
-			return 0
+			problems = append(problems, EnvProblem{Variable: name, Problem: "missing"})
+			continue
 		}
-		n, ok := plainSeconds(raw)
-		switch {
-		case !ok:
-			add(name, "not a whole number of seconds")
-		case n < min:
-			add(name, "below the minimum of "+strconv.Itoa(min)+" s")
-		case n > max:
-			add(name, "above the cap of "+strconv.Itoa(max)+" s ("+capName+")")
-		default:
-			return sec(n)
+		if p := HandlerVariableProblem(name, raw, c); p != "" {
+			problems = append(problems, EnvProblem{Variable: name, Problem: p})
+			continue
 		}
-		return 0
-	}
-	env.PassTwoDelay = seconds(EnvPassTwoDelaySeconds, 0, c.PassTwoDelayCapSeconds, "passTwoDelayCapSeconds")
-	batchCap, capName := c.BatchTimeoutCapSeconds, "batchTimeoutCapSeconds"
-	if c.HandlerTimeoutCapSeconds < batchCap {
-		batchCap, capName = c.HandlerTimeoutCapSeconds, "handlerTimeoutCapSeconds"
-	}
-	env.BatchTimeout = seconds(EnvBatchTimeoutSeconds, 1, batchCap, capName)
-
-	if v, ok := lookup(EnvSubscriber); !ok || v == "" {
-		add(EnvSubscriber, "missing")
-	} else if !IsSubscriberName(v) {
-		add(EnvSubscriber, "not a subscriber name (1 to 64 of a-z, 0-9 and -, starting with a letter)")
-	} else {
-		env.Subscriber = v
-	}
-	for _, u := range []struct {
-		name string
-		dst  *string
-	}{{EnvResponseQueueURL, &env.ResponseQueueURL}, {EnvQueueURL, &env.QueueURL}} {
-		v, ok := lookup(u.name)
-		switch {
-		case !ok || v == "":
-			add(u.name, "missing")
-		case !strings.HasPrefix(v, "https://") && !strings.HasPrefix(v, "http://"):
-			add(u.name, "not an http(s) queue URL")
-		default:
-			*u.dst = v
+		switch name {
+		case EnvPassTwoDelaySeconds:
+			n, _ := plainSeconds(raw)
+			env.PassTwoDelay = sec(n)
+		case EnvBatchTimeoutSeconds:
+			n, _ := plainSeconds(raw)
+			env.BatchTimeout = sec(n)
+		case EnvSubscriber:
+			env.Subscriber = raw
+		case EnvResponseQueueURL:
+			env.ResponseQueueURL = raw
+		case EnvQueueURL:
+			env.QueueURL = raw
+		case EnvHandlerRoleID:
+			env.RoleID = raw
 		}
-	}
-	switch v, ok := lookup(EnvHandlerRoleID); {
-	case !ok || v == "":
-		add(EnvHandlerRoleID, "missing")
-	case !IsRoleID(v):
-		add(EnvHandlerRoleID, "not an IAM role's unique id (AROA followed by upper-case letters and digits)")
-	default:
-		env.RoleID = v
 	}
 	if len(problems) > 0 {
 		return HandlerEnvironment{}, &EnvError{Problems: problems}
 	}
 	return env, nil
+}
+
+// HandlerVariableProblem is what LoadHandlerEnvironment finds wrong with one
+// variable's (present, non-empty) value, or "" when nothing: the handler's own
+// rule, for a checker that sees the value before the handler does (the
+// app-wide check judges a synthesized function's environment with it). It
+// names the rule, never the value.
+func HandlerVariableProblem(name, value string, c Constants) string {
+	seconds := func(min, max int, capName string) string {
+		n, ok := plainSeconds(value)
+		switch {
+		case !ok:
+			return "not a whole number of seconds"
+		case n < min:
+			return "below the minimum of " + strconv.Itoa(min) + " s"
+		case n > max:
+			return "above the cap of " + strconv.Itoa(max) + " s (" + capName + ")"
+		}
+		return ""
+	}
+	switch name {
+	case EnvPassTwoDelaySeconds:
+		return seconds(0, c.PassTwoDelayCapSeconds, "passTwoDelayCapSeconds")
+	case EnvBatchTimeoutSeconds:
+		batchCap, capName := c.BatchTimeoutCapSeconds, "batchTimeoutCapSeconds"
+		if c.HandlerTimeoutCapSeconds < batchCap {
+			batchCap, capName = c.HandlerTimeoutCapSeconds, "handlerTimeoutCapSeconds"
+		}
+		return seconds(1, batchCap, capName)
+	case EnvSubscriber:
+		if !IsSubscriberName(value) {
+			return "not a subscriber name (1 to 64 of a-z, 0-9 and -, starting with a letter)"
+		}
+	case EnvResponseQueueURL, EnvQueueURL:
+		if !strings.HasPrefix(value, "https://") && !strings.HasPrefix(value, "http://") {
+			return "not an http(s) queue URL"
+		}
+	case EnvHandlerRoleID:
+		if !IsRoleID(value) {
+			return "not an IAM role's unique id (AROA followed by upper-case letters and digits)"
+		}
+	}
+	return ""
 }
 
 // plainSeconds parses 1 to 6 decimal digits and nothing else.

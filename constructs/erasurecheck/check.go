@@ -211,6 +211,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	*set = timing.Defaults(c)
 	set.VisibilityTimeoutSeconds = num(q.Properties["VisibilityTimeout"], sqsDefaultVisibilitySeconds)
 	set.RetentionSeconds = num(q.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds)
+	set.QueueDelaySeconds = num(q.Properties["DelaySeconds"], 0)
 	redrive, dlq := a.redriveOf(t, q.Properties)
 	set.MaxReceiveCount = num(redrive["maxReceiveCount"], 0)
 	s.DeadLetterID = dlq
@@ -261,13 +262,39 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 				s.Bitmap = &BitmapBucket{BucketID: bucketID, Prefix: prefix, ReadTTLMillis: ttl, Properties: bt.Resources[bucketID].Properties, t: bt}
 			}
 		} else {
-			if want := c.VisibilityTimeoutMultiplier * timeout; set.VisibilityTimeoutSeconds != want {
-				f.add(queueID, s.Path+".visibilityTimeout", timing.NotDerived, "%d s is not exactly %d x the timeout of function %s (%d s); every function reading the queue must fit", set.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier, fnID, want)
+			// Every reader of the queue takes requests: each is judged with
+			// its own timeout, batch, window and handler settings, on this
+			// queue, by the same rules as the first.
+			other := *set
+			other.HandlerTimeoutSeconds = timeout
+			other.BatchSize = num(e.props["BatchSize"], esmDefaultBatchSize)
+			other.MaxBatchingWindowSeconds = num(e.props["MaximumBatchingWindowInSeconds"], 0)
+			other.PassTwoDelaySeconds, other.BatchTimeoutSeconds = timing.Defaults(c).PassTwoDelaySeconds, timing.Defaults(c).BatchTimeoutSeconds
+			if v, ok := env[contract.EnvPassTwoDelaySeconds]; ok {
+				other.PassTwoDelaySeconds = num(v, other.PassTwoDelaySeconds)
 			}
-			if timeout > c.HandlerTimeoutCapSeconds {
-				f.add(fnID, s.Path+".handlerTimeout", timing.AboveCap, "function %s: %d is above the cap of %d (T, handlerTimeoutCapSeconds, seconds)", fnID, timeout, c.HandlerTimeoutCapSeconds)
+			if v, ok := env[contract.EnvBatchTimeoutSeconds]; ok {
+				other.BatchTimeoutSeconds = num(v, other.BatchTimeoutSeconds)
+			} else {
+				other.BatchTimeoutSeconds = min(other.BatchTimeoutSeconds, max(timeout, 1))
+			}
+			readerPath := s.Path + ".reader[" + fnID + "]"
+			for _, p := range other.Check(c, readerPath) {
+				if strings.HasSuffix(p.Path, ".maxReceiveCount") || strings.HasSuffix(p.Path, ".retentionPeriod") || strings.HasSuffix(p.Path, ".queueDelay") {
+					continue // the queue's own settings: reported once, with the first reader
+				}
+				f.addProblem(timingResource(p.Path, queueID, fnID, e.id), p)
 			}
 		}
+		if e.props["FilterCriteria"] != nil {
+			f.add(e.id, s.Path+".eventSource.filterCriteria", timing.BreaksErasure, "the event source of function %s filters records: Lambda deletes every request its filter does not match, unanswered (like an SNS filter policy); remove it and answer NOT_APPLICABLE instead", fnID)
+		}
+		for _, p := range streamOnlyESMProperties {
+			if _, ok := e.props[p]; ok {
+				f.add(e.id, s.Path+".eventSource."+lowerFirst(p), timing.Invalid, "%s applies to stream and Kafka event sources only: Lambda rejects it on an SQS event source at deploy (InvalidParameterValueException); remove it", p)
+			}
+		}
+		a.checkHandlerEnvironment(sc, fnID, env, c)
 		if !strings.Contains(fmt.Sprint(e.props["FunctionResponseTypes"]), "ReportBatchItemFailures") {
 			s.PartialReport = false
 			f.add(e.id, s.Path+".reportBatchItemFailures", timing.Missing, "the event source of function %s does not report partial batch failures: one failed record retries the whole batch, answering others twice; set FunctionResponseTypes [ReportBatchItemFailures]", fnID)
@@ -285,6 +312,13 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			f.add(fnID, s.Path+".reservedConcurrency", timing.BelowMinimum, "function %s has a reserved concurrency of %d, below the %d AWS advises for an SQS event source: throttled receives count toward maxReceiveCount and requests dead-letter unanswered; reserve at least %d or none", fnID, n, minReservedConcurrency, minReservedConcurrency)
 		}
 		a.checkFunctionWiring(sc, fnID, fn, env)
+	}
+	if region, ok := sub.Properties["Region"].(string); ok && region != "" {
+		if arn := a.ident(t, sub.Properties["TopicArn"]); strings.HasPrefix(arn, "arn:") {
+			if parts := strings.Split(arn, ":"); len(parts) > 3 && parts[3] != "" && parts[3] != region {
+				f.add(subID, s.Path+".subscription.region", timing.Invalid, "%s is not the topic's region (%s): SNS rejects the subscription at deploy (the Region of a subscription is the topic's); remove Region or set it to the topic's", region, parts[3])
+			}
+		}
 	}
 
 	if !s.RawDelivery {
@@ -328,6 +362,18 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		}
 	}
 	return sc
+}
+
+// streamOnlyESMProperties are event source mapping settings Lambda accepts
+// for streams (Kinesis, DynamoDB) and Kafka only, and rejects on SQS.
+var streamOnlyESMProperties = []string{"StartingPosition", "StartingPositionTimestamp", "ParallelizationFactor",
+	"BisectBatchOnFunctionError", "MaximumRetryAttempts", "MaximumRecordAgeInSeconds", "TumblingWindowInSeconds"}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // timingResource is the resource a timing rule's field lives on.

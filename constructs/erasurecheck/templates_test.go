@@ -307,3 +307,67 @@ func TestReservedConcurrencyBelowWhatAnSQSEventSourceNeeds(t *testing.T) {
 		t.Run("reserved "+reserved, func(t *testing.T) { assertFindings(t, body, "", want) })
 	}
 }
+
+// TestRequestPathRules: what AWS will do to a request on its way through a
+// plain store, each variant of the clean fixture refused with its line (or,
+// for the correct variants, clean): the queue's delay counts in the worst
+// case, every reader of the queue is judged on its own settings, event
+// filtering and stream-only settings are refused, a value the handler's own
+// parser rejects is refused with its words, pass two must go to the queue the
+// event source reads and answers to the channel's response queue, and a
+// subscription's Region must be the topic's.
+func TestRequestPathRules(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(clean)
+	must := func(old string) {
+		if !strings.Contains(body, old) {
+			t.Fatalf("the fixture changed: %q", old)
+		}
+	}
+	const (
+		retention  = "      MessageRetentionPeriod: 86400\n      VisibilityTimeout: 360\n"
+		mappingEnd = "      BatchSize: 1\n      FunctionResponseTypes: [ReportBatchItemFailures]\n"
+		envVars    = "          ERASURE_SUBSCRIBER: plain\n"
+		queueURL   = "          ERASURE_QUEUE_URL: !Ref Requests\n"
+		responses  = "          ERASURE_RESPONSE_QUEUE_URL: !Sub \"https://sqs.eu-west-1.${AWS::URLSuffix}/111111111111/erasure-responses\"\n"
+		subscribed = "      RawMessageDelivery: true\n"
+	)
+	for _, s := range []string{retention, mappingEnd, envVars, queueURL, responses, subscribed} {
+		must(s)
+	}
+	// A second function reading the same queue, its settings given by the case.
+	second := func(timeout, env, batch string) string {
+		return "  Second:\n    Type: AWS::Lambda::Function\n    Properties:\n      Runtime: nodejs22.x\n      Handler: index.handler\n" +
+			"      Role: !GetAtt HandlerRole.Arn\n      Timeout: " + timeout + "\n      Code:\n        ZipFile: \"x\"\n" +
+			"      Environment:\n        Variables:\n          ERASURE_SUBSCRIBER: plain\n" + env +
+			"  SecondMapping:\n    Type: AWS::Lambda::EventSourceMapping\n    Properties:\n      FunctionName: !Ref Second\n" +
+			"      EventSourceArn: !GetAtt Requests.Arn\n      BatchSize: " + batch + "\n      FunctionResponseTypes: [ReportBatchItemFailures]\n"
+	}
+	add := func(resources string) string {
+		return strings.Replace(body, "Resources:\n", "Resources:\n"+resources, 1)
+	}
+	for name, c := range map[string]struct {
+		body, about, want string
+	}{
+		"clean":                                 {body, "", ""},
+		"a queue delay past R":                  {strings.Replace(body, retention, retention+"      DelaySeconds: 60\n", 1), "queueDelay", ".queueDelay: BreaksTiming"},
+		"a queue delay past SQS's limit":        {strings.Replace(body, retention, retention+"      DelaySeconds: 901\n", 1), "queueDelay", ".queueDelay: AboveCap"},
+		"a second reader, as the first":         {add(second("60", "", "1")), "reader[", ""},
+		"a second reader, slower":               {add(second("61", "", "1")), "reader[Second]", ".handlerTimeout: AboveCap"},
+		"a second reader, its pass two late":    {add(second("60", "          ERASURE_PASS_TWO_DELAY_SECONDS: \"301\"\n", "1")), "reader[Second]", ".passTwoDelay: AboveCap"},
+		"a second reader, batches too large":    {add(second("60", "", "11")), "reader[Second]", ".batchSize: AboveCap"},
+		"event filtering":                       {strings.Replace(body, mappingEnd, mappingEnd+"      FilterCriteria:\n        Filters:\n          - Pattern: '{\"body\":{\"type\":[\"erasure/ERASE\"]}}'\n", 1), "filterCriteria", ".filterCriteria: BreaksErasure"},
+		"a stream-only setting":                 {strings.Replace(body, mappingEnd, mappingEnd+"      StartingPosition: LATEST\n", 1), "startingPosition", ".startingPosition: Invalid"},
+		"a pass-two delay the handler rejects":  {strings.Replace(body, envVars, envVars+"          ERASURE_PASS_TWO_DELAY_SECONDS: 600s\n", 1), "environment.ERASURE_PASS_TWO_DELAY_SECONDS", ": Invalid"},
+		"a subscriber name the handler rejects": {strings.Replace(body, envVars, "          ERASURE_SUBSCRIBER: Plain_Store\n", 1), "environment.ERASURE_SUBSCRIBER", ": Invalid"},
+		"pass two to the dead-letter queue":     {strings.Replace(body, queueURL, "          ERASURE_QUEUE_URL: !Ref DeadLetters\n", 1), "environment.ERASURE_QUEUE_URL", ": BreaksErasure"},
+		"answers to the store's own queue":      {strings.Replace(body, responses, "          ERASURE_RESPONSE_QUEUE_URL: !Ref Requests\n", 1), "environment.ERASURE_RESPONSE_QUEUE_URL", ": BreaksErasure"},
+		"a subscription in another region":      {strings.Replace(body, subscribed, subscribed+"      Region: us-east-1\n", 1), "subscription.region", ": Invalid"},
+		"a subscription in the topic's region":  {strings.Replace(body, subscribed, subscribed+"      Region: eu-west-1\n", 1), "subscription.region", ""},
+	} {
+		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, c.about, c.want) })
+	}
+}

@@ -335,3 +335,46 @@ func (a *assembly) channelResponseQueue() (*template, string, bool) {
 	}
 	return nil, "", false
 }
+
+// checkHandlerEnvironment judges a store function's ERASURE_* variables as its
+// handler will read them: each value the check can know is parsed by the
+// contract's own rule (contract.HandlerVariableProblem), so a value the handler
+// refuses at start-up is refused here with the same words; pass two must go
+// to the queue the event source reads, and answers to the channel's response
+// queue.
+func (a *assembly) checkHandlerEnvironment(sc *storeCheck, fnID string, env map[string]any, c contract.Constants) {
+	t, s, f := sc.t, sc.store, &sc.f
+	for _, name := range contract.HandlerEnvironmentVariables {
+		v, ok := env[name]
+		if !ok {
+			continue
+		}
+		value := a.ident(t, v)
+		if value == "" || strings.HasPrefix(value, "res:") || strings.Contains(value, "${") {
+			continue // a reference or a value only deploy knows: judged by what it names
+		}
+		p := contract.HandlerVariableProblem(name, value, c)
+		if p == "" || (name == contract.EnvPassTwoDelaySeconds || name == contract.EnvBatchTimeoutSeconds) && strings.HasPrefix(p, "above the cap") {
+			continue // a cap the timing rules report with its derivation
+		}
+		f.add(fnID, s.Path+".environment."+name, timing.Invalid, "function %s: the handler refuses this value at start-up (%s: %s), so every request dead-letters unanswered", fnID, name, p)
+	}
+	if v, ok := env[contract.EnvQueueURL]; ok {
+		if x := a.ident(t, v); strings.HasPrefix(x, "res:") && x != resIdent(t, s.QueueID) {
+			_, id, _ := a.resourceOf(x)
+			f.add(fnID, s.Path+".environment."+contract.EnvQueueURL, timing.BreaksErasure, "function %s sends pass two to %s, not the queue its event source reads: pass two never runs and no ERASE completes; name the store's own queue", fnID, id)
+		}
+	}
+	if v, ok := env[contract.EnvResponseQueueURL]; ok {
+		x := a.ident(t, v)
+		qt, qid, found := a.resourceOf(x)
+		if !found || qt.Resources[qid].Type != "AWS::SQS::Queue" {
+			return
+		}
+		ct, cid, channel := a.channelResponseQueue()
+		own := qt == t && (qid == s.QueueID || qid == s.DeadLetterID)
+		if own || channel && (ct != qt || cid != qid) {
+			f.add(fnID, s.Path+".environment."+contract.EnvResponseQueueURL, timing.BreaksErasure, "function %s answers on %s, not the channel's response queue: the account service never reads its answers; name the channel's response queue", fnID, qid)
+		}
+	}
+}

@@ -68,6 +68,10 @@ type Store struct {
 	BatchSize                int // records per invocation
 	MaxBatchingWindowSeconds int // 0 for none
 	RetentionSeconds         int // exactly the channel retention
+	// QueueDelaySeconds is the queue's DelaySeconds: every delivery from the
+	// topic waits it before the first receive (pass two's message carries its
+	// own delay, which overrides it). 0 for none.
+	QueueDelaySeconds int
 }
 
 // Defaults are the caps' safe settings: what a store that sets nothing gets.
@@ -88,11 +92,12 @@ func Defaults(c contract.Constants) Store {
 // WorstCaseSeconds is the longest a request can take from publication to the
 // end of its last handler run on this store: each pass can use every receive
 // (N−1 visibility timeouts, then a handler run of T), each receive can wait a
-// batching window, and pass two waits its delay. At the caps with no window it
-// is 2·(N−1)·V + 2·T + X, the seed's bound on R.
+// batching window, pass two waits its delay, and the first delivery waits the
+// queue's delay. At the caps with no window and no queue delay it is
+// 2·(N−1)·V + 2·T + X, the seed's bound on R.
 func (s Store) WorstCaseSeconds() int {
 	pass := (s.MaxReceiveCount-1)*s.VisibilityTimeoutSeconds + s.HandlerTimeoutSeconds + s.MaxReceiveCount*s.MaxBatchingWindowSeconds
-	return 2*pass + s.PassTwoDelaySeconds
+	return s.QueueDelaySeconds + 2*pass + s.PassTwoDelaySeconds
 }
 
 // Check returns every way s breaks the channel's rules; path prefixes each
@@ -135,7 +140,15 @@ func (s Store) Check(c contract.Constants, path string) Problems {
 	if s.RetentionSeconds != c.QueueRetentionSeconds {
 		l.Add(f("retentionPeriod"), NotDerived, "%d s is not the channel retention of %d s (queueRetentionSeconds)", s.RetentionSeconds, c.QueueRetentionSeconds)
 	}
-	if windowOK && s.MaxBatchingWindowSeconds > 0 {
+	delayOK := capped("queueDelay", s.QueueDelaySeconds, 0, c.AWS.SQSDelayMaxSeconds, "SQS's delay limit, seconds")
+	if delayOK && s.QueueDelaySeconds > 0 {
+		if worst := s.WorstCaseSeconds(); worst > c.ExpiryPeriodSeconds {
+			l.Add(f("queueDelay"), BreaksTiming,
+				"%d s delays every request's first receive: this store's worst case becomes delay + 2((N-1)V + T + N*window) + X = %d s, past R = %d s (expiryPeriodSeconds), and a request can expire unanswered",
+				s.QueueDelaySeconds, worst, c.ExpiryPeriodSeconds)
+		}
+	}
+	if windowOK && s.MaxBatchingWindowSeconds > 0 && s.QueueDelaySeconds == 0 {
 		if worst := s.WorstCaseSeconds(); worst > c.ExpiryPeriodSeconds {
 			l.Add(f("maxBatchingWindow"), BreaksTiming,
 				"%d s makes this store's worst case 2((N-1)V + T + N*window) + X = %d s, past R = %d s (expiryPeriodSeconds)",
@@ -175,6 +188,7 @@ func (s Store) Scaled(divisor int, scaled contract.Constants) Store {
 	out.PassTwoDelaySeconds = ceilDiv(s.PassTwoDelaySeconds, divisor)
 	out.BatchTimeoutSeconds = ceilDiv(s.BatchTimeoutSeconds, divisor)
 	out.MaxBatchingWindowSeconds = ceilDiv(s.MaxBatchingWindowSeconds, divisor)
+	out.QueueDelaySeconds = ceilDiv(s.QueueDelaySeconds, divisor)
 	out.RetentionSeconds = scaled.QueueRetentionSeconds
 	return out
 }
