@@ -20,6 +20,8 @@ type checkCmd struct {
 	AllowNoStores bool `name:"allow-no-stores" help:"Exit 0 when no queue subscribed to the erasure topic is found (default: exit 1, since nothing was checked)."`
 	// Access applies the access matrix as the plugin does with Config.Access.
 	Access bool `name:"access" help:"Also refuse every access-matrix cell that is not what the channel needs (the plugin's Config.Access; erasurectl access prints every cell)."`
+	// Parameter gives template parameters the values a deploy would pass.
+	Parameter map[string]string `name:"parameter" help:"K=V: judge with template parameter K set to V, as a deploy passes it (repeatable); a parameter without one takes its Default."`
 }
 
 // findingOut is one finding as the json format prints it.
@@ -34,7 +36,7 @@ type findingOut struct {
 }
 
 func (c *checkCmd) Run(g *globals) error {
-	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, Access: c.Access})
+	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, Access: c.Access, Parameters: c.Parameter})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}

@@ -16,6 +16,10 @@ type Config struct {
 	// by another app. A topic ErasureChannel built in this app is found by
 	// itself.
 	TopicArns []string
+	// Parameters are values for template parameters by name, as a deploy
+	// passes them (erasurectl check --parameter K=V; cdk.json context); a
+	// parameter without one takes its Default.
+	Parameters map[string]string
 	// Access also refuses every cell of the access matrix (AccessMatrix) that
 	// is not what the channel needs: a widened policy that lets another
 	// principal answer, read a store's requests or use its key, or a narrowed
@@ -135,12 +139,16 @@ func CheckDirectory(dir string, cfg Config) (*Result, error) {
 
 func (a *assembly) check(cfg Config) *Result {
 	c := constantsOr(cfg.Constants)
+	a.params = cfg.Parameters
 	topics := a.erasureTopics(cfg.TopicArns)
 	res := &Result{}
 	var stores []*storeCheck
 	for _, t := range a.templates {
 		for _, id := range t.ids() {
 			sub := t.Resources[id]
+			if made, known := a.created(t, sub); known && !made {
+				continue // not created under the template's conditions
+			}
 			if sub.Type != "AWS::SNS::Subscription" || !topics.names(a, t, sub.Properties["TopicArn"]) {
 				continue
 			}
@@ -209,9 +217,9 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	s.Path = "Store[" + t.Stack + "/" + queueID + "]"
 	set := &s.Spec.Settings
 	*set = timing.Defaults(c)
-	set.VisibilityTimeoutSeconds = num(q.Properties["VisibilityTimeout"], sqsDefaultVisibilitySeconds)
-	set.RetentionSeconds = num(q.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds)
-	set.QueueDelaySeconds = num(q.Properties["DelaySeconds"], 0)
+	set.VisibilityTimeoutSeconds = a.numAt(t, q.Properties["VisibilityTimeout"], sqsDefaultVisibilitySeconds)
+	set.RetentionSeconds = a.numAt(t, q.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds)
+	set.QueueDelaySeconds = a.numAt(t, q.Properties["DelaySeconds"], 0)
 	redrive, dlq := a.redriveOf(t, q.Properties)
 	set.MaxReceiveCount = num(redrive["maxReceiveCount"], 0)
 	s.DeadLetterID = dlq
@@ -225,6 +233,9 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	var esms []esm
 	for _, id := range t.ids() {
 		if r := t.Resources[id]; r.Type == "AWS::Lambda::EventSourceMapping" && refersTo(r.Properties["EventSourceArn"], queueID) {
+			if made, known := a.created(t, r); known && !made {
+				continue // not created under the template's conditions
+			}
 			esms = append(esms, esm{id, r.Properties})
 		}
 	}
@@ -238,21 +249,21 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			continue
 		}
 		s.FunctionIDs = append(s.FunctionIDs, fnID)
-		timeout := num(fn.Properties["Timeout"], lambdaDefaultTimeoutSeconds)
+		timeout := a.numAt(t, fn.Properties["Timeout"], lambdaDefaultTimeoutSeconds)
 		env, _ := dig(fn.Properties, "Environment", "Variables").(map[string]any)
 		if s.FunctionID == "" {
 			s.FunctionID, firstESM = fnID, e.id
 			set.HandlerTimeoutSeconds = timeout
-			set.BatchSize = num(e.props["BatchSize"], esmDefaultBatchSize)
-			set.MaxBatchingWindowSeconds = num(e.props["MaximumBatchingWindowInSeconds"], 0)
+			set.BatchSize = a.numAt(t, e.props["BatchSize"], esmDefaultBatchSize)
+			set.MaxBatchingWindowSeconds = a.numAt(t, e.props["MaximumBatchingWindowInSeconds"], 0)
 			if name, ok := env[contract.EnvSubscriber].(string); ok && name != "" {
 				s.Spec.Name, s.Path = name, "ErasureSubscriber["+name+"]"
 			}
 			if v, ok := env[contract.EnvPassTwoDelaySeconds]; ok {
-				set.PassTwoDelaySeconds = num(v, set.PassTwoDelaySeconds)
+				set.PassTwoDelaySeconds = a.numAt(t, v, set.PassTwoDelaySeconds)
 			}
 			if v, ok := env[contract.EnvBatchTimeoutSeconds]; ok {
-				set.BatchTimeoutSeconds = num(v, set.BatchTimeoutSeconds)
+				set.BatchTimeoutSeconds = a.numAt(t, v, set.BatchTimeoutSeconds)
 			} else {
 				set.BatchTimeoutSeconds = min(set.BatchTimeoutSeconds, max(timeout, 1))
 			}
@@ -267,14 +278,14 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			// queue, by the same rules as the first.
 			other := *set
 			other.HandlerTimeoutSeconds = timeout
-			other.BatchSize = num(e.props["BatchSize"], esmDefaultBatchSize)
-			other.MaxBatchingWindowSeconds = num(e.props["MaximumBatchingWindowInSeconds"], 0)
+			other.BatchSize = a.numAt(t, e.props["BatchSize"], esmDefaultBatchSize)
+			other.MaxBatchingWindowSeconds = a.numAt(t, e.props["MaximumBatchingWindowInSeconds"], 0)
 			other.PassTwoDelaySeconds, other.BatchTimeoutSeconds = timing.Defaults(c).PassTwoDelaySeconds, timing.Defaults(c).BatchTimeoutSeconds
 			if v, ok := env[contract.EnvPassTwoDelaySeconds]; ok {
-				other.PassTwoDelaySeconds = num(v, other.PassTwoDelaySeconds)
+				other.PassTwoDelaySeconds = a.numAt(t, v, other.PassTwoDelaySeconds)
 			}
 			if v, ok := env[contract.EnvBatchTimeoutSeconds]; ok {
-				other.BatchTimeoutSeconds = num(v, other.BatchTimeoutSeconds)
+				other.BatchTimeoutSeconds = a.numAt(t, v, other.BatchTimeoutSeconds)
 			} else {
 				other.BatchTimeoutSeconds = min(other.BatchTimeoutSeconds, max(timeout, 1))
 			}
@@ -299,7 +310,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			s.PartialReport = false
 			f.add(e.id, s.Path+".reportBatchItemFailures", timing.Missing, "the event source of function %s does not report partial batch failures: one failed record retries the whole batch, answering others twice; set FunctionResponseTypes [ReportBatchItemFailures]", fnID)
 		}
-		if en := e.props["Enabled"]; en == false || en == "false" {
+		if en := e.props["Enabled"]; en != nil && a.ident(t, en) == "false" {
 			f.add(e.id, s.Path+".eventSource", timing.BreaksErasure, "the event source of function %s is disabled: requests wait unread until they expire; enable it", fnID)
 		}
 		if rc, ok := fn.Properties["ReservedConcurrentExecutions"]; ok && num(rc, -1) == 0 {

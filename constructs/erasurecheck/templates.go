@@ -54,6 +54,7 @@ type resource struct {
 	Type       string
 	Properties map[string]any
 	Metadata   map[string]any
+	Condition  string // the template condition the resource is created under, "" for always
 }
 
 type output struct {
@@ -70,6 +71,7 @@ type template struct {
 	Resources  map[string]resource
 	Outputs    map[string]output
 	Parameters map[string]any
+	Conditions map[string]any
 
 	parent       *template      // the stack that nests this one
 	parentParams map[string]any // the Parameters the parent passes in
@@ -81,6 +83,9 @@ type template struct {
 
 // assembly is every template the check reads, nested stacks included.
 type assembly struct {
+	// params are the parameter values the check was given (Config.Parameters),
+	// over each parameter's Default.
+	params    map[string]string
 	templates []*template
 	exports   map[string]exported          // export name -> the template and value that export it
 	assets    map[string]map[string]string // directory -> asset object key -> source file
@@ -281,6 +286,7 @@ func readTemplate(path string) (*template, error) {
 	}
 	t := &template{Path: path, Resources: map[string]resource{}, Outputs: map[string]output{}}
 	t.Parameters, _ = doc["Parameters"].(map[string]any)
+	t.Conditions, _ = doc["Conditions"].(map[string]any)
 	res, _ := doc["Resources"].(map[string]any)
 	for id, v := range res {
 		m, _ := v.(map[string]any)
@@ -288,6 +294,7 @@ func readTemplate(path string) (*template, error) {
 		r.Type, _ = m["Type"].(string)
 		r.Properties, _ = m["Properties"].(map[string]any)
 		r.Metadata, _ = m["Metadata"].(map[string]any)
+		r.Condition, _ = m["Condition"].(string)
 		if r.Properties == nil {
 			r.Properties = map[string]any{}
 		}

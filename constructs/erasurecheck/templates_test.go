@@ -371,3 +371,75 @@ func TestRequestPathRules(t *testing.T) {
 		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, c.about, c.want) })
 	}
 }
+
+// TestParametersAndConditions: values as CloudFormation resolves them with no
+// value passed at deploy (each parameter's Default) or with the ones given
+// (Config.Parameters, erasurectl check --parameter); conditions and Fn::If
+// evaluated over them; a resource under a false condition is not created.
+func TestParametersAndConditions(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(clean)
+	const (
+		params   = "Parameters:\n"
+		envVars  = "          ERASURE_SUBSCRIBER: plain\n"
+		topic    = "      TopicArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic\n      Protocol: sqs\n"
+		mapping  = "  Mapping:\n    Type: AWS::Lambda::EventSourceMapping\n"
+		mapEnd   = "      FunctionResponseTypes: [ReportBatchItemFailures]\n"
+		envParam = "  Env:\n    Type: String\n    Default: dev\n"
+		isProd   = "Conditions:\n  IsProd: !Equals [!Ref Env, prod]\n  NotProd: !Not [!Condition IsProd]\n"
+	)
+	for _, s := range []string{params, envVars, topic, mapping, mapEnd} {
+		if !strings.Contains(body, s) {
+			t.Fatalf("the fixture changed: %q", s)
+		}
+	}
+	withEnv := strings.Replace(body, params, params+envParam, 1)
+	withEnv = strings.Replace(withEnv, "Resources:\n", isProd+"Resources:\n", 1)
+	delayParam := strings.Replace(body, params, params+"  PassTwoDelay:\n    Type: Number\n    Default: 400\n", 1)
+	delayParam = strings.Replace(delayParam, envVars, envVars+"          ERASURE_PASS_TWO_DELAY_SECONDS: !Ref PassTwoDelay\n", 1)
+	for name, c := range map[string]struct {
+		body   string
+		params map[string]string
+		about  string
+		want   string
+	}{
+		"the topic by a parameter's default":     {strings.Replace(body, topic, "      TopicArn: !Ref ErasureTopicArn\n      Protocol: sqs\n", 1), nil, "", ""},
+		"a pass-two delay from a default":        {delayParam, nil, "passTwoDelay", ".passTwoDelay: AboveCap"},
+		"the same, the value given":              {delayParam, map[string]string{"PassTwoDelay": "200"}, "passTwoDelay", ""},
+		"disabled under the default's condition": {strings.Replace(withEnv, mapEnd, mapEnd+"      Enabled: !If [IsProd, true, false]\n", 1), nil, "eventSource", ".eventSource: BreaksErasure"},
+		"enabled with the value given":           {strings.Replace(withEnv, mapEnd, mapEnd+"      Enabled: !If [IsProd, true, false]\n", 1), map[string]string{"Env": "prod"}, "eventSource", ""},
+		"the event source not created":           {strings.Replace(withEnv, mapping, mapping+"    Condition: IsProd\n", 1), nil, "handler", ".handler: Missing"},
+		"the event source created":               {strings.Replace(withEnv, mapping, mapping+"    Condition: NotProd\n", 1), nil, "handler", ""},
+	} {
+		t.Run(name, func(t *testing.T) { assertFindingsWith(t, c.body, c.params, c.about, c.want) })
+	}
+}
+
+// assertFindingsWith is assertFindings with parameter values.
+func assertFindingsWith(t *testing.T, body string, params map[string]string, about, want string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "store.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := CheckPaths([]string{p}, Config{TopicArns: []string{"arn:aws:sns:eu-west-1:111111111111:erasure-topic"}, Parameters: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stores) == 0 {
+		t.Fatal("no store found")
+	}
+	var lines []string
+	for _, f := range res.Findings {
+		if strings.Contains(f.Path, about) {
+			lines = append(lines, f.Path+": "+string(f.Type))
+		}
+	}
+	joined := strings.Join(lines, "\n")
+	if want == "" && len(lines) != 0 || want != "" && !strings.Contains(joined, want) {
+		t.Errorf("findings about %q:\n%s\nwant %q", about, joined, want)
+	}
+}

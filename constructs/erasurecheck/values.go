@@ -45,6 +45,17 @@ func (a *assembly) identAt(t *template, v any, depth int, wild bool) string {
 		if r, ok := x["Ref"].(string); ok {
 			return a.refIdent(t, r, "", depth, wild)
 		}
+		if args, ok := x["Fn::If"].([]any); ok && len(args) == 3 {
+			name, _ := args[0].(string)
+			v, known := a.condition(t, name, depth)
+			if !known {
+				return ""
+			}
+			if v {
+				return a.identAt(t, args[1], depth+1, wild)
+			}
+			return a.identAt(t, args[2], depth+1, wild)
+		}
 		if id := refID(x); id != "" { // Fn::GetAtt
 			if _, ok := t.Resources[id]; ok {
 				return resIdent(t, id)
@@ -101,12 +112,113 @@ func (a *assembly) refIdent(t *template, name, attr string, depth int, wild bool
 	if _, ok := t.Resources[name]; ok {
 		return resIdent(t, name)
 	}
-	if _, ok := t.Parameters[name]; ok && attr == "" {
+	if decl, ok := t.Parameters[name]; ok && attr == "" {
 		if v, ok := t.parentParams[name]; ok && t.parent != nil {
 			return a.identAt(t.parent, v, depth+1, wild)
 		}
+		return a.parameterValue(name, decl)
 	}
 	return ""
+}
+
+// parameterValue is a parameter's value as CloudFormation resolves it with no
+// value passed at deploy: the one the check was given (erasurectl check
+// --parameter, Config.Parameters), else its Default. An SSM-typed parameter is
+// resolved from Parameter Store at deploy, unknowable here: "".
+func (a *assembly) parameterValue(name string, decl any) string {
+	d, _ := decl.(map[string]any)
+	if typ, _ := d["Type"].(string); strings.HasPrefix(typ, "AWS::SSM::Parameter::") {
+		return ""
+	}
+	if v, ok := a.params[name]; ok {
+		return v
+	}
+	switch v := d["Default"].(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	return ""
+}
+
+// condition evaluates a template condition as CloudFormation does, over the
+// parameters' values; known is false where a value it needs is unknowable at
+// synth (an SSM parameter, an import).
+func (a *assembly) condition(t *template, name string, depth int) (value, known bool) {
+	c, ok := t.Conditions[name]
+	if !ok || depth > maxIdentDepth {
+		return false, false
+	}
+	return a.conditionValue(t, c, depth+1)
+}
+
+func (a *assembly) conditionValue(t *template, v any, depth int) (value, known bool) {
+	if depth > maxIdentDepth {
+		return false, false
+	}
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return false, false
+	}
+	for fn, arg := range m {
+		args, _ := arg.([]any)
+		switch fn {
+		case "Condition":
+			name, _ := arg.(string)
+			return a.condition(t, name, depth)
+		case "Fn::Equals":
+			if len(args) != 2 {
+				return false, false
+			}
+			l, r := a.identAt(t, args[0], depth, false), a.identAt(t, args[1], depth, false)
+			if l == "" && args[0] != "" || r == "" && args[1] != "" || strings.HasPrefix(l, "res:") || strings.HasPrefix(r, "res:") {
+				return false, false
+			}
+			return l == r, true
+		case "Fn::Not":
+			if len(args) != 1 {
+				return false, false
+			}
+			v, k := a.conditionValue(t, args[0], depth+1)
+			return !v, k
+		case "Fn::And", "Fn::Or":
+			and := fn == "Fn::And"
+			all := true
+			for _, x := range args {
+				v, k := a.conditionValue(t, x, depth+1)
+				if !k {
+					all = false
+					continue
+				}
+				if v != and { // a false in an And, a true in an Or, decides it
+					return v, true
+				}
+			}
+			return and, all
+		}
+	}
+	return false, false
+}
+
+// created reports whether a resource is created under its template's
+// conditions: known is false where the condition cannot be decided.
+func (a *assembly) created(t *template, r resource) (created, known bool) {
+	if r.Condition == "" {
+		return true, true
+	}
+	return a.condition(t, r.Condition, 0)
+}
+
+// numAt is a number as CloudFormation resolves the value (a literal, a
+// parameter, a condition's branch), or def where it is not known.
+func (a *assembly) numAt(t *template, v any, def int) int {
+	if _, ok := v.(map[string]any); ok {
+		return num(a.ident(t, v), def)
+	}
+	return num(v, def)
 }
 
 var subVar = regexp.MustCompile(`\$\{([^}!][^}]*)\}`)
