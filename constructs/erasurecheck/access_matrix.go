@@ -117,7 +117,10 @@ func (a *assembly) accessMatrix(cfg Config) *AccessMatrix {
 // findings are the failing cells, one line per resource and kind of
 // failure (a widened policy fails many cells at once), on the resource they
 // reach, naming the first few cells.
-func (m *AccessMatrix) findings() Findings {
+func (m *AccessMatrix) findings() Findings { return m.findingsOf(func(Cell) bool { return true }) }
+
+// findingsOf is findings over the failing cells keep admits.
+func (m *AccessMatrix) findingsOf(keep func(Cell) bool) Findings {
 	type group struct {
 		resource string
 		typ      timing.ProblemType
@@ -125,6 +128,9 @@ func (m *AccessMatrix) findings() Findings {
 	var order []group
 	cells := map[group][]Cell{}
 	for _, c := range m.Failing() {
+		if !keep(c) {
+			continue
+		}
 		typ := timing.BreaksErasure
 		switch {
 		case c.Got == Undecided:
@@ -260,7 +266,7 @@ func (a *assembly) keyTarget(t *template, v any, via string) *target {
 	if v == nil {
 		return nil
 	}
-	kt, kid, ok := a.resourceOf(a.ident(t, v))
+	kt, kid, ok := a.resourceOf(a.keyIdent(t, v))
 	if !ok || kt.Resources[kid].Type != "AWS::KMS::Key" {
 		return nil
 	}

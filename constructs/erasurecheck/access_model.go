@@ -96,7 +96,8 @@ func (a *assembly) matrixFor(stores []Store, cfg Config) *AccessMatrix {
 // lockdownCells are the cells the check judges without Config.Access: every
 // sender of a store's queue and every publisher of the topic.
 func lockdownCells(k channelpolicy.Kind, action string) bool {
-	return k == channelpolicy.Queue && action == "sqs:SendMessage" || k == channelpolicy.Topic && action == "sns:Publish"
+	return k == channelpolicy.Queue && action == "sqs:SendMessage" || k == channelpolicy.Topic && action == "sns:Publish" ||
+		k == channelpolicy.QueueKey && (action == "kms:GenerateDataKey" || action == "kms:Decrypt")
 }
 
 // matrixOf is matrixFor with only the cells only admits (all, when nil).

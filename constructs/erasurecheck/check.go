@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -171,14 +172,19 @@ func (a *assembly) check(cfg Config) *Result {
 		// Always: who may send to a store's queue (a request nobody published
 		// is erased) and who may publish on the topic (an ERASE every store
 		// obeys). The rest of the matrix is Access's.
+		// And, by the same evaluator, whether SNS acting for the topic may
+		// deliver: send to each store's queue and use its key, with the request
+		// context SNS sends (aws:SourceArn, aws:SourceAccount of the topic's
+		// owner), every Allow, Deny and condition counted. A handler the path
+		// needs but cannot have is the store rules' (handlerRole).
 		m := a.matrixOf(res.Stores, cfg, lockdownCells)
-		for _, f := range m.findings() {
-			// A sender the path needs but cannot have is the store rules'
-			// (queuePolicy, handlerRole): here only who else gets in.
-			if f.Type != timing.Missing {
-				res.Findings = append(res.Findings, f)
+		res.Findings = append(res.Findings, m.findingsOf(func(c Cell) bool {
+			kind := m.targets[c.Resource].kind
+			if c.Want == Allowed {
+				return c.Principal == ErasureTopicSNS && (kind == channelpolicy.Queue || kind == channelpolicy.QueueKey)
 			}
-		}
+			return kind != channelpolicy.QueueKey // who else may use a store's key is Access's
+		})...)
 		if _, tid, ok := a.channelTopic(); ok && len(m.decl.publishers) == 0 {
 			t := m.targets["topic"]
 			res.Findings = append(res.Findings, Finding{Problem: timing.Problem{Path: "ErasureChannel.publishers", Type: timing.Missing,
@@ -408,18 +414,19 @@ func (a *assembly) checkQueueKey(sc *storeCheck, sub resource) {
 		f.add(s.QueueID, s.Path+".encryptionKey", timing.Missing, "the queue is not under a KMS key: it holds customer keys; encrypt it with a customer-managed key of the store's own")
 		return
 	}
-	if ks, ok := keyRef.(string); ok {
-		if strings.HasPrefix(ks, "alias/aws/") || strings.Contains(ks, ":alias/aws/") {
-			f.add(s.QueueID, s.Path+".encryptionKey", timing.BreaksErasure, "%s is AWS-managed: SNS cannot use it, so every delivery is dropped; use a customer-managed key", ks)
-		}
-		return // an imported key: its policy is not in this template
+	if ks, ok := keyRef.(string); ok && (strings.HasPrefix(ks, "alias/aws/") || strings.Contains(ks, ":alias/aws/")) {
+		f.add(s.QueueID, s.Path+".encryptionKey", timing.BreaksErasure, "%s is AWS-managed: SNS cannot use it, so every delivery is dropped; use a customer-managed key", ks)
+		return
 	}
-	keyID := refID(keyRef)
+	kt, keyID, inApp := a.resourceOf(a.keyIdent(t, keyRef))
+	if !inApp {
+		return // an imported key: its policy is not in this assembly
+	}
 	if topicKey := a.ident(t, dig(a.topicResource(t, sub.Properties["TopicArn"]), "KmsMasterKeyId")); topicKey != "" && topicKey == a.ident(t, keyRef) {
 		f.add(s.QueueID, s.Path+".encryptionKey", timing.Invalid, "the queue shares the topic's key: a publisher's key grant would reach the store's queue; give the queue a key of its own")
 	}
-	key, ok := t.Resources[keyID]
-	if !ok || key.Type != "AWS::KMS::Key" {
+	key := kt.Resources[keyID]
+	if key.Type != "AWS::KMS::Key" {
 		return
 	}
 	allowed, scoped := snsAllowed(statements(key.Properties["KeyPolicy"]), "kms:GenerateDataKey", "kms:Decrypt")

@@ -443,3 +443,49 @@ func assertFindingsWith(t *testing.T, body string, params map[string]string, abo
 		t.Errorf("findings about %q:\n%s\nwant %q", about, joined, want)
 	}
 }
+
+// TestDeliveryAsIAMDecidesIt: whether SNS, acting for the erasure topic, may
+// send to the store's queue and use its key is decided by the one evaluator
+// the access matrix uses, with the request context SNS sends: an
+// unconditional Deny, an Allow for a stale topic only, a key condition on the
+// store's own account and a key reached through an alias are judged as IAM
+// and KMS would.
+func TestDeliveryAsIAMDecidesIt(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(clean)
+	const (
+		policyEnd = "                aws:PrincipalArn: !GetAtt HandlerRole.Arn\n"
+		allowSNS  = "            Action: sqs:SendMessage\n            Resource: !GetAtt Requests.Arn\n            Condition:\n              ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }\n"
+		keyCond   = "            Action: [kms:Decrypt, kms:GenerateDataKey]\n            Resource: \"*\"\n            Condition:\n              ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }\n"
+		queueKey  = "      KmsMasterKeyId: !GetAtt Key.Arn\n      MessageRetentionPeriod: 86400\n      VisibilityTimeout: 360\n"
+	)
+	for _, s := range []string{policyEnd, allowSNS, keyCond, queueKey} {
+		if !strings.Contains(body, s) {
+			t.Fatalf("the fixture changed: %q", s)
+		}
+	}
+	alias := "  RequestsKeyAlias:\n    Type: AWS::KMS::Alias\n    Properties:\n      AliasName: alias/store-requests\n      TargetKeyId: !Ref Key\n"
+	viaAlias := strings.Replace(body, queueKey, strings.Replace(queueKey, "!GetAtt Key.Arn", "alias/store-requests", 1), 1)
+	viaAlias = strings.Replace(viaAlias, "Resources:\n", "Resources:\n"+alias, 1)
+	for name, c := range map[string]struct{ body, about, want string }{
+		"clean": {body, "Access[", ""},
+		"an unconditional Deny for SNS": {strings.Replace(body, policyEnd, policyEnd+
+			"          - Effect: Deny\n            Principal: { Service: sns.amazonaws.com }\n            Action: sqs:SendMessage\n            Resource: !GetAtt Requests.Arn\n", 1),
+			"Access[queue/", ": Missing"},
+		"an Allow for a stale topic only": {strings.Replace(body, allowSNS, strings.Replace(allowSNS, "erasure-topic", "erasure-topic-old", 1), 1), "Access[queue/", ": Missing"},
+		"a key condition on the store's account": {strings.Replace(body, keyCond, strings.Replace(keyCond,
+			"ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }", "StringEquals: { aws:SourceAccount: \"222222222222\" }", 1), 1),
+			"Access[queue-key/", ": Missing"},
+		"a key condition on the topic owner's account": {strings.Replace(body, keyCond, strings.Replace(keyCond,
+			"ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }", "StringEquals: { aws:SourceAccount: \"111111111111\" }", 1), 1),
+			"Access[queue-key/", ""},
+		"the key through an alias": {viaAlias, "Access[", ""},
+		"the key through an alias, SNS not allowed": {strings.Replace(viaAlias, keyCond, "            Action: [kms:Decrypt]\n            Resource: \"*\"\n            Condition:\n              ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }\n", 1),
+			"Access[queue-key/", ": Missing"},
+	} {
+		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, c.about, c.want) })
+	}
+}

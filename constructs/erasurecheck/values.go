@@ -460,3 +460,30 @@ func (a *assembly) redriveOf(t *template, props map[string]any) (map[string]any,
 	}
 	return m, ""
 }
+
+// keyIdent is the KMS key a key reference names, as KMS resolves it: a key
+// resource, or an alias (by name, alias ARN, or a Ref to an AWS::KMS::Alias)
+// resolved to the key its TargetKeyId names, where the alias is in this
+// assembly. Otherwise ident's value (an imported or literal key).
+func (a *assembly) keyIdent(t *template, v any) string {
+	id := a.ident(t, v)
+	if at, aid, ok := a.resourceOf(id); ok && at.Resources[aid].Type == "AWS::KMS::Alias" {
+		return a.ident(at, at.Resources[aid].Properties["TargetKeyId"])
+	}
+	name := id
+	if i := strings.Index(id, ":alias/"); i >= 0 {
+		name = id[i+1:]
+	}
+	if !strings.HasPrefix(name, "alias/") || strings.HasPrefix(name, "alias/aws/") {
+		return id
+	}
+	for _, at := range a.templates {
+		for _, aid := range at.ids() {
+			r := at.Resources[aid]
+			if r.Type == "AWS::KMS::Alias" && a.ident(at, r.Properties["AliasName"]) == name && (at == t || strings.Contains(id, ":"+at.Account+":")) {
+				return a.ident(at, r.Properties["TargetKeyId"])
+			}
+		}
+	}
+	return id
+}
