@@ -477,10 +477,15 @@ func (a *assembly) keyIdent(t *template, v any) string {
 	if !strings.HasPrefix(name, "alias/") || strings.HasPrefix(name, "alias/aws/") {
 		return id
 	}
-	for _, at := range a.templates {
+	// The template's own alias first (a name is unique in an account and
+	// region), then one another stack of the alias ARN's account declares.
+	for _, at := range append([]*template{t}, a.templates...) {
+		if at != t && (at.Account == "" || !strings.Contains(id, ":"+at.Account+":")) {
+			continue
+		}
 		for _, aid := range at.ids() {
 			r := at.Resources[aid]
-			if r.Type == "AWS::KMS::Alias" && a.ident(at, r.Properties["AliasName"]) == name && (at == t || strings.Contains(id, ":"+at.Account+":")) {
+			if r.Type == "AWS::KMS::Alias" && a.ident(at, r.Properties["AliasName"]) == name {
 				return a.ident(at, r.Properties["TargetKeyId"])
 			}
 		}

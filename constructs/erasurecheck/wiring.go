@@ -106,6 +106,9 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, fnID string, fn resource,
 	if !inApp { // a literal ARN: the channel's queue may still be in this assembly, under its name
 		qt, qid, inApp = a.byAlias(queue, "AWS::SQS::Queue")
 	}
+	if inApp && qt == sc.t && (qid == s.QueueID || qid == s.DeadLetterID) {
+		return // answers to the store's own queue: checkHandlerEnvironment's line
+	}
 	if inApp {
 		targets = aliases(qt, qid)
 		if k := qt.Resources[qid].Properties["KmsMasterKeyId"]; k != nil {

@@ -54,6 +54,14 @@ type Shape struct {
 	NoResponseEnv, NoResponseSend, NoResponseKey                     bool
 	PipeReader, PollerRole, OtherAccountReader, Nested               bool
 	Visibility, Retention, DLQRetention, Timeout, MaxReceive, Window int
+	// What AWS does to a request on its way, beyond the shapes above.
+	QueueDelay                                  int    // the queue's DelaySeconds
+	SecondReaderPassTwo                         string // a second function on the queue, with this ERASURE_PASS_TWO_DELAY_SECONDS
+	EventFilter, PassTwoToDLQ, AnswersToOwnQ    bool
+	EnvValue                                    string // ERASURE_PASS_TWO_DELAY_SECONDS as written (e.g. "600s")
+	PassTwoParameter                            int    // ERASURE_PASS_TWO_DELAY_SECONDS from a template parameter with this Default
+	DenySNS, StaleTopic, KeyOnStoreAccount      bool   // L1 policies that keep SNS out
+	AliasKey, AliasKeyNoSNS, SubscriptionRegion bool
 }
 
 // BucketShape is a bitmap store (ErasureSubscriber + BitmapStoreBucket) whose
@@ -101,7 +109,7 @@ func Cases() []Case {
 		{Name: "reserved-zero", Store: &Shape{ReservedZero: true}, Want: []string{".reservedConcurrency: BreaksErasure"}},
 		{Name: "role-cannot-decrypt", Store: &Shape{L1EventSource: true}, Want: []string{".handlerRole: Missing"}},
 		{Name: "unscoped-key-policy", Store: &Shape{UnscopedKeyPolicy: true}, Want: []string{".encryptionKey: ConfusedDeputy"}},
-		{Name: "no-queue-policy", Store: &Shape{NoQueuePolicy: true}, Want: []string{".queuePolicy: BreaksErasure", "Access[queue/"}}, // nor does anything keep other senders out
+		{Name: "no-queue-policy", Store: &Shape{NoQueuePolicy: true}, Want: []string{".queuePolicy: BreaksErasure", "Access[queue/", "Access[queue/"}}, // nor does anything keep other senders out, and the evaluator finds SNS denied
 		{Name: "open-to-senders", Store: &Shape{OpenToSenders: true}, Want: []string{"Access[queue/"}},
 		{Name: "no-handler", Store: &Shape{NoHandler: true}, Want: []string{".handler: Missing"}},
 		{Name: "fifo", Store: &Shape{FIFO: true}, Want: []string{".queue: FIFO"}},
@@ -114,6 +122,19 @@ func Cases() []Case {
 		{Name: "other-account-reads", Store: &Shape{OtherAccountReader: true}, Want: []string{".readers: BreaksErasure"}},
 		{Name: "nested-stack", Store: &Shape{Nested: true, RawOff: true}, Want: []string{".rawMessageDelivery: Invalid"}},
 		{Name: "several", Store: &Shape{RawOff: true, NoDLQ: true, Visibility: 100}, Want: []string{".rawMessageDelivery: Invalid", ".deadLetterQueue: Missing", ".visibilityTimeout: NotDerived"}},
+		{Name: "queue-delay", Store: &Shape{QueueDelay: 60}, Want: []string{".queueDelay: BreaksTiming"}},
+		{Name: "second-reader", Store: &Shape{SecondReaderPassTwo: "301"}, Want: []string{".reader[SecondHandler"}}, // its pass-two delay past X
+		{Name: "event-filtering", Store: &Shape{EventFilter: true}, Want: []string{".eventSource.filterCriteria: BreaksErasure"}},
+		{Name: "value-the-handler-rejects", Store: &Shape{EnvValue: "600s"}, Want: []string{".environment.ERASURE_PASS_TWO_DELAY_SECONDS: Invalid"}},
+		{Name: "pass-two-delay-parameter", Store: &Shape{PassTwoParameter: 400}, Want: []string{".passTwoDelay: AboveCap"}},
+		{Name: "pass-two-to-the-dlq", Store: &Shape{PassTwoToDLQ: true}, Want: []string{".environment.ERASURE_QUEUE_URL: BreaksErasure"}},
+		{Name: "answers-to-own-queue", Store: &Shape{AnswersToOwnQ: true}, Want: []string{".environment.ERASURE_RESPONSE_QUEUE_URL: BreaksErasure"}},
+		{Name: "deny-for-sns", Store: &Shape{DenySNS: true}, Want: []string{"Access[queue/"}},
+		{Name: "stale-topic", Store: &Shape{StaleTopic: true}, Want: []string{"Access[queue/"}},
+		{Name: "key-on-store-account", Store: &Shape{KeyOnStoreAccount: true}, Want: []string{"Access[queue-key/"}},
+		{Name: "clean-alias-key", Store: &Shape{AliasKey: true}},
+		{Name: "alias-key-sns-cannot-use", Store: &Shape{AliasKeyNoSNS: true}, Want: []string{".encryptionKey: BreaksErasure", "Access[queue-key/"}},
+		{Name: "subscription-region", Store: &Shape{SubscriptionRegion: true}, Want: []string{".subscription.region: Invalid"}},
 		{Name: "bucket-direct-expiry", Bucket: &BucketShape{DirectExpiry: true}, Want: []string{".bitmapBucket.lifecycleRules[Direct].expiration: BreaksErasure"}},
 		{Name: "bucket-versioning-suspended", Bucket: &BucketShape{VersioningSuspended: true}, Want: []string{".bitmapBucket.versioned: Invalid"}},
 		{Name: "bucket-replication", Bucket: &BucketShape{Replication: true}, Want: []string{".bitmapBucket.replication[Replica]: BreaksErasure"}},
@@ -174,6 +195,10 @@ func (h Shape) Build(scope constructs.Construct) {
 	topic, responses := imported(scope)
 	timeout := or(h.Timeout, c.HandlerTimeoutCapSeconds)
 	key := awskms.NewKey(scope, jsii.String("Key"), &awskms.KeyProps{EnableKeyRotation: jsii.Bool(true)})
+	var queueKey awskms.IKey = key
+	if h.AliasKey || h.AliasKeyNoSNS {
+		queueKey = awskms.NewAlias(scope, jsii.String("KeyAlias"), &awskms.AliasProps{AliasName: jsii.String("alias/store-requests"), TargetKey: key})
+	}
 	enc := func(p *awssqs.QueueProps) {
 		switch {
 		case h.NoKey:
@@ -181,7 +206,7 @@ func (h Shape) Build(scope constructs.Construct) {
 		case h.AWSManagedKey:
 			p.Encryption = awssqs.QueueEncryption_KMS_MANAGED
 		default:
-			p.Encryption, p.EncryptionMasterKey = awssqs.QueueEncryption_KMS, key
+			p.Encryption, p.EncryptionMasterKey = awssqs.QueueEncryption_KMS, queueKey
 		}
 		if h.FIFO {
 			p.Fifo = jsii.Bool(true)
@@ -192,14 +217,19 @@ func (h Shape) Build(scope constructs.Construct) {
 		RetentionPeriod:   secs(or(h.Retention, c.QueueRetentionSeconds)),
 	}
 	enc(qp)
+	if h.QueueDelay > 0 {
+		qp.DeliveryDelay = secs(h.QueueDelay)
+	}
+	var dlq awssqs.Queue
 	if !h.NoDLQ {
 		dp := &awssqs.QueueProps{RetentionPeriod: secs(or(h.DLQRetention, c.QueueRetentionSeconds))}
 		enc(dp)
-		qp.DeadLetterQueue = &awssqs.DeadLetterQueue{Queue: awssqs.NewQueue(scope, jsii.String("DLQ"), dp),
-			MaxReceiveCount: jsii.Number(float64(or(h.MaxReceive, c.MaxReceiveCount)))}
+		dlq = awssqs.NewQueue(scope, jsii.String("DLQ"), dp)
+		qp.DeadLetterQueue = &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(float64(or(h.MaxReceive, c.MaxReceiveCount)))}
 	}
 	q := awssqs.NewQueue(scope, jsii.String("Queue"), qp)
-	l1 := h.UnscopedKeyPolicy || h.NoQueuePolicy || h.AWSManagedKey || h.FIFO || h.LambdaSubscription
+	l1 := h.UnscopedKeyPolicy || h.NoQueuePolicy || h.AWSManagedKey || h.FIFO || h.LambdaSubscription ||
+		h.StaleTopic || h.KeyOnStoreAccount || h.AliasKeyNoSNS || h.SubscriptionRegion
 	if l1 {
 		// An L1 subscription: the team writes the key and queue policies itself.
 		sns := awsiam.NewServicePrincipal(jsii.String("sns.amazonaws.com"), nil)
@@ -208,12 +238,19 @@ func (h Shape) Build(scope constructs.Construct) {
 		if !h.UnscopedKeyPolicy {
 			keyStmt.Conditions = scoped
 		}
-		if !h.AWSManagedKey {
+		if h.KeyOnStoreAccount { // the store's account, not the topic owner's: SNS sends the owner's
+			keyStmt.Conditions = &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:SourceAccount": StoreAccount}}
+		}
+		if !h.AWSManagedKey && !h.AliasKeyNoSNS {
 			key.AddToResourcePolicy(awsiam.NewPolicyStatement(keyStmt), nil)
+		}
+		queueScope := scoped
+		if h.StaleTopic {
+			queueScope = &map[string]interface{}{"ArnEquals": map[string]interface{}{"aws:SourceArn": TopicArn + "-old"}}
 		}
 		if !h.NoQueuePolicy {
 			q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Resources: jsii.Strings(*q.QueueArn()),
-				Actions: jsii.Strings("sqs:SendMessage"), Principals: &[]awsiam.IPrincipal{sns}, Conditions: scoped}))
+				Actions: jsii.Strings("sqs:SendMessage"), Principals: &[]awsiam.IPrincipal{sns}, Conditions: queueScope}))
 		}
 	} else {
 		sp := &awssnssubscriptions.SqsSubscriptionProps{RawMessageDelivery: jsii.Bool(!h.RawOff)}
@@ -221,6 +258,10 @@ func (h Shape) Build(scope constructs.Construct) {
 			sp.FilterPolicy = &map[string]awssns.SubscriptionFilter{"type": awssns.SubscriptionFilter_StringFilter(&awssns.StringConditions{Allowlist: jsii.Strings("erasure/ERASE")})}
 		}
 		topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(q, sp))
+	}
+	if h.DenySNS {
+		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Effect: awsiam.Effect_DENY, Resources: jsii.Strings(*q.QueueArn()),
+			Actions: jsii.Strings("sqs:SendMessage"), Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("sns.amazonaws.com"), nil)}}))
 	}
 	if h.OtherAccountReader {
 		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Resources: jsii.Strings(*q.QueueArn()),
@@ -250,7 +291,22 @@ func (h Shape) Build(scope constructs.Construct) {
 	fp := HandlerProps()
 	fp.Timeout = secs(timeout)
 	if !h.NoResponseEnv {
-		fp.Environment = &map[string]*string{contract.EnvResponseQueueURL: responses.QueueUrl(), contract.EnvQueueURL: q.QueueUrl()}
+		env := map[string]*string{contract.EnvResponseQueueURL: responses.QueueUrl(), contract.EnvQueueURL: q.QueueUrl()}
+		if h.PassTwoToDLQ && dlq != nil {
+			env[contract.EnvQueueURL] = dlq.QueueUrl()
+		}
+		if h.AnswersToOwnQ {
+			env[contract.EnvResponseQueueURL] = q.QueueUrl()
+		}
+		if h.EnvValue != "" {
+			env[contract.EnvPassTwoDelaySeconds] = jsii.String(h.EnvValue)
+		}
+		if h.PassTwoParameter > 0 {
+			p := awscdk.NewCfnParameter(awscdk.Stack_Of(scope), jsii.String("PassTwoDelay"), &awscdk.CfnParameterProps{
+				Type: jsii.String("Number"), Default: jsii.Number(float64(h.PassTwoParameter))})
+			env[contract.EnvPassTwoDelaySeconds] = p.ValueAsString()
+		}
+		fp.Environment = &env
 	}
 	if h.ReservedZero {
 		fp.ReservedConcurrentExecutions = jsii.Number(0)
@@ -284,7 +340,22 @@ func (h Shape) Build(scope constructs.Construct) {
 		if h.Window > 0 {
 			esp.MaxBatchingWindow = secs(h.Window)
 		}
+		if h.EventFilter {
+			esp.Filters = &[]*map[string]interface{}{awslambda.FilterCriteria_Filter(&map[string]interface{}{
+				"body": map[string]interface{}{"type": awslambda.FilterRule_IsEqual("erasure/ERASE")}})}
+		}
 		fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, esp))
+		if h.SecondReaderPassTwo != "" {
+			sp := HandlerProps()
+			sp.Timeout = secs(timeout)
+			sp.Environment = &map[string]*string{contract.EnvResponseQueueURL: responses.QueueUrl(), contract.EnvQueueURL: q.QueueUrl(),
+				contract.EnvPassTwoDelaySeconds: jsii.String(h.SecondReaderPassTwo)}
+			second := awslambda.NewFunction(scope, jsii.String("SecondHandler"), sp)
+			second.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, &awslambdaeventsources.SqsEventSourceProps{BatchSize: jsii.Number(1), ReportBatchItemFailures: jsii.Bool(true)}))
+			responses.Grant(second, jsii.String("sqs:SendMessage"))
+			responses.EncryptionMasterKey().Grant(second, jsii.String("kms:GenerateDataKey"), jsii.String("kms:Decrypt"))
+			q.GrantSendMessages(second)
+		}
 	}
 	onlySenders(fn.Role().RoleArn())
 	if h.PipeReader || h.PollerRole {
@@ -299,9 +370,13 @@ func (h Shape) Build(scope constructs.Construct) {
 }
 
 func subscribeL1(scope constructs.Construct, topic awssns.ITopic, q awssqs.IQueue, h Shape) {
-	awssns.NewCfnSubscription(scope, jsii.String("Subscription"), &awssns.CfnSubscriptionProps{
+	p := &awssns.CfnSubscriptionProps{
 		TopicArn: topic.TopicArn(), Protocol: jsii.String("sqs"), Endpoint: q.QueueArn(), RawMessageDelivery: jsii.Bool(!h.RawOff),
-	})
+	}
+	if h.SubscriptionRegion {
+		p.Region = jsii.String("us-east-1") // not the topic's (eu-west-1)
+	}
+	awssns.NewCfnSubscription(scope, jsii.String("Subscription"), p)
 }
 
 // Build builds a bitmap store named name in stack, its bucket changed as b says.
