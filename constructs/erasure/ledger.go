@@ -182,17 +182,9 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		}))
 		l.Key.Grant(role, jsii.String("kms:Decrypt"), jsii.String("kms:Encrypt"), jsii.String("kms:GenerateDataKey"), jsii.String("kms:DescribeKey"))
 		l.Secret.GrantRead(role, nil)
-		suppress(map[string]string{
-			"Serverless-LambdaDLQ":                           reasonLedgerDLQ,
-			"NIST.800.53.R5-LambdaDLQ":                       reasonLedgerDLQ,
-			"Serverless-LambdaEventSourceMappingDestination": reasonESMDest,
-			"Serverless-LambdaTracing":                       reasonTracing,
-			"NIST.800.53.R5-LambdaConcurrency":               reasonConcurrency,
-			"NIST.800.53.R5-LambdaInsideVPC":                 reasonVPC,
-			"NIST.800.53.R5-IAMNoInlinePolicy":               reasonInline,
-			"NIST.800.53.R5-CloudWatchLogGroupEncrypted":     reasonLogsKMS,
-			"AwsSolutions-IAM5":                              reasonLedgerIndex,
-		}, f, role, logs)
+		reasons := functionReasons(reasonLedgerDLQ)
+		reasons["AwsSolutions-IAM5"] = reasonLedgerIndex
+		suppress(reasons, f, role, logs)
 		return f
 	}
 	// The reader: the response queue's event source, batch answers with

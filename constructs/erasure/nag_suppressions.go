@@ -51,3 +51,18 @@ func suppress(reasons map[string]string, scopes ...constructs.IConstruct) {
 	}
 	cdknag.NagSuppressions_AddResourceSuppressions(target, &list, jsii.Bool(true))
 }
+
+// functionReasons are the cdk-nag findings every function the constructs
+// build answers the same way, with dlq the reason it needs no DLQ of its own.
+func functionReasons(dlq string) map[string]string {
+	return map[string]string{
+		"Serverless-LambdaDLQ":                           dlq,
+		"NIST.800.53.R5-LambdaDLQ":                       dlq,
+		"Serverless-LambdaEventSourceMappingDestination": reasonESMDest,
+		"Serverless-LambdaTracing":                       reasonTracing,
+		"NIST.800.53.R5-LambdaConcurrency":               reasonConcurrency,
+		"NIST.800.53.R5-LambdaInsideVPC":                 reasonVPC,
+		"NIST.800.53.R5-IAMNoInlinePolicy":               reasonInline,
+		"NIST.800.53.R5-CloudWatchLogGroupEncrypted":     reasonLogsKMS,
+	}
+}

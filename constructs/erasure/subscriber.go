@@ -255,16 +255,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		if ownRole != nil {
 			handler = append(handler, ownRole, s.LogGroup)
 		}
-		suppress(map[string]string{
-			"Serverless-LambdaDLQ":                           reasonLambdaDLQ,
-			"NIST.800.53.R5-LambdaDLQ":                       reasonLambdaDLQ,
-			"Serverless-LambdaEventSourceMappingDestination": reasonESMDest,
-			"Serverless-LambdaTracing":                       reasonTracing,
-			"NIST.800.53.R5-LambdaConcurrency":               reasonConcurrency,
-			"NIST.800.53.R5-LambdaInsideVPC":                 reasonVPC,
-			"NIST.800.53.R5-IAMNoInlinePolicy":               reasonInline,
-			"NIST.800.53.R5-CloudWatchLogGroupEncrypted":     reasonLogsKMS,
-		}, handler...)
+		suppress(functionReasons(reasonLambdaDLQ), handler...)
 	}
 	// The subscription is the queue's child; the queue itself has a redrive policy.
 	suppress(map[string]string{"Serverless-SNSRedrivePolicy": reasonSNSRedrive, "Serverless-SQSRedrivePolicy": reasonDLQRedrive}, s.Queue, s.DeadLetterQueue)

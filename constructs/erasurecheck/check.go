@@ -259,19 +259,9 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		env, _ := dig(fn.Properties, "Environment", "Variables").(map[string]any)
 		if s.FunctionID == "" {
 			s.FunctionID, firstESM = fnID, e.id
-			set.HandlerTimeoutSeconds = timeout
-			set.BatchSize = a.numAt(t, e.props["BatchSize"], esmDefaultBatchSize)
-			set.MaxBatchingWindowSeconds = a.numAt(t, e.props["MaximumBatchingWindowInSeconds"], 0)
+			a.readerSettings(set, t, e.props, env, timeout)
 			if name, ok := env[contract.EnvSubscriber].(string); ok && name != "" {
 				s.Spec.Name, s.Path = name, "ErasureSubscriber["+name+"]"
-			}
-			if v, ok := env[contract.EnvPassTwoDelaySeconds]; ok {
-				set.PassTwoDelaySeconds = a.numAt(t, v, set.PassTwoDelaySeconds)
-			}
-			if v, ok := env[contract.EnvBatchTimeoutSeconds]; ok {
-				set.BatchTimeoutSeconds = a.numAt(t, v, set.BatchTimeoutSeconds)
-			} else {
-				set.BatchTimeoutSeconds = min(set.BatchTimeoutSeconds, max(timeout, 1))
 			}
 			if bt, bucketID, ok := a.bucketOf(t, env[contract.EnvBitmapBucket]); ok {
 				prefix, _ := env[contract.EnvBitmapPrefix].(string)
@@ -283,18 +273,8 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			// its own timeout, batch, window and handler settings, on this
 			// queue, by the same rules as the first.
 			other := *set
-			other.HandlerTimeoutSeconds = timeout
-			other.BatchSize = a.numAt(t, e.props["BatchSize"], esmDefaultBatchSize)
-			other.MaxBatchingWindowSeconds = a.numAt(t, e.props["MaximumBatchingWindowInSeconds"], 0)
 			other.PassTwoDelaySeconds, other.BatchTimeoutSeconds = timing.Defaults(c).PassTwoDelaySeconds, timing.Defaults(c).BatchTimeoutSeconds
-			if v, ok := env[contract.EnvPassTwoDelaySeconds]; ok {
-				other.PassTwoDelaySeconds = a.numAt(t, v, other.PassTwoDelaySeconds)
-			}
-			if v, ok := env[contract.EnvBatchTimeoutSeconds]; ok {
-				other.BatchTimeoutSeconds = a.numAt(t, v, other.BatchTimeoutSeconds)
-			} else {
-				other.BatchTimeoutSeconds = min(other.BatchTimeoutSeconds, max(timeout, 1))
-			}
+			a.readerSettings(&other, t, e.props, env, timeout)
 			readerPath := s.Path + ".reader[" + fnID + "]"
 			for _, p := range other.Check(c, readerPath) {
 				if strings.HasSuffix(p.Path, ".maxReceiveCount") || strings.HasSuffix(p.Path, ".retentionPeriod") || strings.HasSuffix(p.Path, ".queueDelay") {
@@ -379,6 +359,24 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		}
 	}
 	return sc
+}
+
+// readerSettings sets a reader's own settings on set: its function's timeout,
+// its event source's batch size and window, and its handler's pass-two delay
+// and batch timeout (a batch timeout left out is at most the timeout), each
+// as CloudFormation resolves it.
+func (a *assembly) readerSettings(set *timing.Store, t *template, esm, env map[string]any, timeout int) {
+	set.HandlerTimeoutSeconds = timeout
+	set.BatchSize = a.numAt(t, esm["BatchSize"], esmDefaultBatchSize)
+	set.MaxBatchingWindowSeconds = a.numAt(t, esm["MaximumBatchingWindowInSeconds"], 0)
+	if v, ok := env[contract.EnvPassTwoDelaySeconds]; ok {
+		set.PassTwoDelaySeconds = a.numAt(t, v, set.PassTwoDelaySeconds)
+	}
+	if v, ok := env[contract.EnvBatchTimeoutSeconds]; ok {
+		set.BatchTimeoutSeconds = a.numAt(t, v, set.BatchTimeoutSeconds)
+	} else {
+		set.BatchTimeoutSeconds = min(set.BatchTimeoutSeconds, max(timeout, 1))
+	}
 }
 
 // streamOnlyESMProperties are event source mapping settings Lambda accepts

@@ -265,24 +265,7 @@ func TestEventSourceOnAnAliasOrVersion(t *testing.T) {
 // such finding containing want.
 func assertFindings(t *testing.T, body, about, want string) {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "store.yaml")
-	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	res, err := CheckPaths([]string{p}, Config{TopicArns: []string{"arn:aws:sns:eu-west-1:111111111111:erasure-topic"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, f := range res.Findings {
-		if strings.Contains(f.Path, about) {
-			lines = append(lines, f.Path+": "+string(f.Type))
-		}
-	}
-	joined := strings.Join(lines, "\n")
-	if want == "" && len(lines) != 0 || want != "" && !strings.Contains(joined, want) {
-		t.Errorf("findings about %q:\n%s\nwant %q", about, joined, want)
-	}
+	assertFindingsWith(t, body, nil, about, want)
 }
 
 // TestReservedConcurrencyBelowWhatAnSQSEventSourceNeeds: AWS advises at
