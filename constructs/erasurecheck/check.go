@@ -347,6 +347,26 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		a.checkBucketCopies(&bf, s, c)
 		f.out = append(f.out, bf.out...)
 	}
+	// A timing value only deploy knows is never assumed: it is a line.
+	type value struct {
+		id, field string
+		v         any
+	}
+	values := []value{{queueID, "visibilityTimeout", q.Properties["VisibilityTimeout"]}, {queueID, "retentionPeriod", q.Properties["MessageRetentionPeriod"]},
+		{queueID, "queueDelay", q.Properties["DelaySeconds"]}}
+	for _, e := range esms {
+		fnID := functionOf(t, refID(e.props["FunctionName"]))
+		fn := t.Resources[fnID]
+		env, _ := dig(fn.Properties, "Environment", "Variables").(map[string]any)
+		values = append(values, value{fnID, "handlerTimeout", fn.Properties["Timeout"]}, value{e.id, "batchSize", e.props["BatchSize"]},
+			value{e.id, "maxBatchingWindow", e.props["MaximumBatchingWindowInSeconds"]},
+			value{fnID, "passTwoDelay", env[contract.EnvPassTwoDelaySeconds]}, value{fnID, "batchTimeout", env[contract.EnvBatchTimeoutSeconds]})
+	}
+	for _, u := range values {
+		if _, intrinsic := u.v.(map[string]any); intrinsic && num(a.ident(t, u.v), -1) < 0 {
+			f.add(u.id, s.Path+"."+u.field, timing.UnresolvedToken, "a value only deploy knows (an SSM parameter, an import from another app, a condition the check cannot decide): its cap cannot be checked at synth, and it is not assumed; give a literal, or a parameter with a Default")
+		}
+	}
 	a.checkQueueKey(sc, sub)
 	a.checkQueuePolicy(sc)
 	a.checkReaders(sc)

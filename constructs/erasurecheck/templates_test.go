@@ -396,6 +396,9 @@ func TestParametersAndConditions(t *testing.T) {
 		"enabled with the value given":           {strings.Replace(withEnv, mapEnd, mapEnd+"      Enabled: !If [IsProd, true, false]\n", 1), map[string]string{"Env": "prod"}, "eventSource", ""},
 		"the event source not created":           {strings.Replace(withEnv, mapping, mapping+"    Condition: IsProd\n", 1), nil, "handler", ".handler: Missing"},
 		"the event source created":               {strings.Replace(withEnv, mapping, mapping+"    Condition: NotProd\n", 1), nil, "handler", ""},
+		"a visibility from an SSM parameter": {strings.Replace(strings.Replace(body, params, params+"  Visibility:\n    Type: AWS::SSM::Parameter::Value<String>\n    Default: /store/visibility\n", 1),
+			"      VisibilityTimeout: 360\n", "      VisibilityTimeout: !Ref Visibility\n", 1), nil, "visibilityTimeout", ".visibilityTimeout: UnresolvedToken"},
+		"a pass-two delay from another app's export": {strings.Replace(body, envVars, envVars+"          ERASURE_PASS_TWO_DELAY_SECONDS: !ImportValue other-app-delay\n", 1), nil, "passTwoDelay", ".passTwoDelay: UnresolvedToken"},
 	} {
 		t.Run(name, func(t *testing.T) { assertFindingsWith(t, c.body, c.params, c.about, c.want) })
 	}
