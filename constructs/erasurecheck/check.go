@@ -1,6 +1,7 @@
 package erasurecheck
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -153,7 +154,7 @@ func (a *assembly) check(cfg Config) *Result {
 			if sub.Type != "AWS::SNS::Subscription" || !topics.names(a, t, sub.Properties["TopicArn"]) {
 				continue
 			}
-			sc := a.checkStore(t, id, sub, c)
+			sc := a.checkBranches(t, id, sub, c)
 			res.Findings = append(res.Findings, sc.f.out...)
 			if sc.store != nil {
 				stores = append(stores, sc)
@@ -201,6 +202,84 @@ type storeCheck struct {
 	store *Store
 	queue resource
 	f     findings
+}
+
+// maxBranchConditions bounds the conditions whose every assignment is judged
+// (2^n runs of a store's rules).
+const maxBranchConditions = 6
+
+// checkBranches is checkStore under every deploy the template allows: where a
+// condition stays unknown (an SSM parameter, an import), the store is judged
+// under each assignment of the template's undecided leaf conditions, and a
+// line that holds only under some is refused with the assignment named.
+func (a *assembly) checkBranches(t *template, subID string, sub resource, c contract.Constants) *storeCheck {
+	leaves := a.undecidedLeaves(t)
+	if len(leaves) == 0 || len(leaves) > maxBranchConditions {
+		return a.checkStore(t, subID, sub, c)
+	}
+	type seen struct {
+		f     Finding
+		where []string
+	}
+	var order []string
+	byKey := map[string]*seen{}
+	var first *storeCheck
+	runs := 1 << len(leaves)
+	for mask := 0; mask < 1<<len(leaves); mask++ {
+		assume := map[string]bool{}
+		var label []string
+		for i, name := range leaves {
+			assume[name] = mask&(1<<i) != 0
+			label = append(label, fmt.Sprintf("%s=%v", name, assume[name]))
+		}
+		a.assume = map[*template]map[string]bool{t: assume}
+		if made, known := a.created(t, sub); known && !made {
+			runs-- // no store under this deploy
+			continue
+		}
+		sc := a.checkStore(t, subID, sub, c)
+		if first == nil {
+			first = sc
+		}
+		for _, f := range sc.f.out {
+			k := f.LogicalID + "|" + f.Path + "|" + string(f.Type) + "|" + f.Detail
+			if byKey[k] == nil {
+				byKey[k] = &seen{f: f}
+				order = append(order, k)
+			}
+			byKey[k].where = append(byKey[k].where, strings.Join(label, ", "))
+		}
+	}
+	a.assume = nil
+	if first == nil { // the subscription exists under no deploy
+		return &storeCheck{t: t, f: findings{t: t}}
+	}
+	first.f.out = nil
+	for _, k := range order {
+		s := byKey[k]
+		if len(s.where) < runs {
+			s.f.Detail += " (when " + s.where[0] + ": a deploy the template's conditions allow)"
+		}
+		first.f.out = append(first.f.out, s.f)
+	}
+	return first
+}
+
+// undecidedLeaves are the template's conditions the check cannot decide that
+// refer to no other condition: each deploy sets them one way or the other.
+func (a *assembly) undecidedLeaves(t *template) []string {
+	var out []string
+	for name, def := range t.Conditions {
+		if _, known := a.condition(t, name, 0); known {
+			continue
+		}
+		if b, _ := json.Marshal(def); strings.Contains(string(b), `"Condition"`) {
+			continue
+		}
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // checkStore reads one subscription's store and lists its problems.

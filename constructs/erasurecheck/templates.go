@@ -85,7 +85,10 @@ type template struct {
 type assembly struct {
 	// params are the parameter values the check was given (Config.Parameters),
 	// over each parameter's Default.
-	params    map[string]string
+	params map[string]string
+	// assume decides conditions the values leave unknown, for one run of a
+	// store's rules under one deploy (checkBranches).
+	assume    map[*template]map[string]bool
 	templates []*template
 	exports   map[string]exported          // export name -> the template and value that export it
 	assets    map[string]map[string]string // directory -> asset object key -> source file

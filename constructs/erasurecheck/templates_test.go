@@ -398,6 +398,10 @@ func TestParametersAndConditions(t *testing.T) {
 		"the event source created":               {strings.Replace(withEnv, mapping, mapping+"    Condition: NotProd\n", 1), nil, "handler", ""},
 		"a visibility from an SSM parameter": {strings.Replace(strings.Replace(body, params, params+"  Visibility:\n    Type: AWS::SSM::Parameter::Value<String>\n    Default: /store/visibility\n", 1),
 			"      VisibilityTimeout: 360\n", "      VisibilityTimeout: !Ref Visibility\n", 1), nil, "visibilityTimeout", ".visibilityTimeout: UnresolvedToken"},
+		"disabled in one deploy an SSM value picks": {strings.Replace(strings.Replace(strings.Replace(body, params, params+"  Stage:\n    Type: AWS::SSM::Parameter::Value<String>\n    Default: /store/stage\n", 1),
+			"Resources:\n", "Conditions:\n  IsLive: !Equals [!Ref Stage, live]\nResources:\n", 1), mapEnd, mapEnd+"      Enabled: !If [IsLive, true, false]\n", 1), nil, "eventSource", ".eventSource: BreaksErasure"},
+		"enabled in every deploy an SSM value picks": {strings.Replace(strings.Replace(strings.Replace(body, params, params+"  Stage:\n    Type: AWS::SSM::Parameter::Value<String>\n    Default: /store/stage\n", 1),
+			"Resources:\n", "Conditions:\n  IsLive: !Equals [!Ref Stage, live]\nResources:\n", 1), mapEnd, mapEnd+"      Enabled: !If [IsLive, true, true]\n", 1), nil, "eventSource", ""},
 		"a pass-two delay from another app's export": {strings.Replace(body, envVars, envVars+"          ERASURE_PASS_TWO_DELAY_SECONDS: !ImportValue other-app-delay\n", 1), nil, "passTwoDelay", ".passTwoDelay: UnresolvedToken"},
 	} {
 		t.Run(name, func(t *testing.T) { assertFindingsWith(t, c.body, c.params, c.about, c.want) })

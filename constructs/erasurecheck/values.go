@@ -148,6 +148,9 @@ func (a *assembly) parameterValue(name string, decl any) string {
 // parameters' values; known is false where a value it needs is unknowable at
 // synth (an SSM parameter, an import).
 func (a *assembly) condition(t *template, name string, depth int) (value, known bool) {
+	if v, ok := a.assume[t][name]; ok {
+		return v, true
+	}
 	c, ok := t.Conditions[name]
 	if !ok || depth > maxIdentDepth {
 		return false, false
