@@ -13,21 +13,10 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
-// Codes of answers the ledger refuses. Each is recorded (REFUSED#<day>) and
-// counted in the refused-answers metric; none is counted toward completion.
-const (
-	CodeUnknownRequest = contract.CodeUnknownRequest
-	CodeUnknownRound   = contract.CodeUnknownRound
-	CodeWrongType      = contract.CodeWrongType
-	CodeWrongKey       = contract.CodeWrongKey
-	CodeNotOnRoster    = contract.CodeNotOnRoster
-	CodeNotAllowed     = contract.CodeNotAnOutcome
-)
-
 // Result is what recording an answer did.
 type Result string
 
-// Results of RecordAnswer.
+// Results of RecordAnswer. A refusal carries one of contract.LedgerRefusalCodes.
 const (
 	Recorded  Result = "RECORDED"  // the first answer of this store to this broadcast
 	Duplicate Result = "DUPLICATE" // the same answer again (a redelivery or a second reader)
@@ -88,26 +77,26 @@ func (l *Ledger) RecordAnswer(ctx context.Context, a Answer) (Recording, error) 
 		return Recording{Result: Refused, Code: code}, l.recordRefusal(ctx, a, code)
 	}
 	if !ok {
-		return refuse(CodeUnknownRequest)
+		return refuse(contract.CodeUnknownRequest)
 	}
 	if req.Type.ResponseType() != r.Type {
-		return refuse(CodeWrongType)
+		return refuse(contract.CodeWrongType)
 	}
 	if !slices.Contains(allowed[req.Type], outcomeOf(r)) {
-		return refuse(CodeNotAllowed)
+		return refuse(contract.CodeNotAnOutcome)
 	}
 	if !slices.Contains(req.Roster, r.Subscriber) {
-		return refuse(CodeNotOnRoster)
+		return refuse(contract.CodeNotOnRoster)
 	}
 	if r.Type == contract.TypeHoldings && (r.KeyKind != req.KeyKind || l.keyDigest(r.KeyKind, r.Key) != req.KeyDigest) {
-		return refuse(CodeWrongKey)
+		return refuse(contract.CodeWrongKey)
 	}
 	round, err := l.consistentGet(ctx, key(reqPK(r.RequestID), roundSK(r.SendNo)))
 	if err != nil {
 		return Recording{}, err
 	}
 	if round == nil {
-		return refuse(CodeUnknownRound)
+		return refuse(contract.CodeUnknownRound)
 	}
 	it := key(reqPK(r.RequestID), answerSK(r.SendNo, r.Subscriber))
 	it["Outcome"], it["Sender"], it["AnsweredAt"], it["MessageId"] = s(outcomeOf(r)), s(a.Sender), s(stamp(l.now())), s(a.MessageID)
@@ -215,7 +204,7 @@ func (l *Ledger) recordRefusal(ctx context.Context, a Answer, code string) error
 	case err != nil:
 		return fail("WRITE_FAILED", err)
 	}
-	l.emit(MetricAnswersRefused, code)
+	l.emit(contract.MetricAnswersRefused, code)
 	return nil
 }
 
@@ -231,7 +220,7 @@ func (l *Ledger) recordConflict(ctx context.Context, a Answer) error {
 	case err != nil:
 		return fail("WRITE_FAILED", err)
 	}
-	l.emit(MetricAnswersConflicting, contract.CodeConflictingAnswer)
+	l.emit(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer)
 	return nil
 }
 

@@ -241,21 +241,24 @@ func (l *Ledger) consistentGet(ctx context.Context, k item) (item, error) {
 }
 
 // queryAll reads every item of a partition under a sort-key prefix,
-// consistently, page by page.
+// consistently.
 func (l *Ledger) queryAll(ctx context.Context, pk, prefix string) ([]item, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(l.table),
+		KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :p)"),
+		ExpressionAttributeValues: item{":pk": s(pk), ":p": s(prefix)},
+		ConsistentRead:            aws.Bool(true),
+	}
+	if prefix == "" {
+		in.KeyConditionExpression, in.ExpressionAttributeValues = aws.String("PK = :pk"), item{":pk": s(pk)}
+	}
+	return l.queryPages(ctx, in)
+}
+
+// queryPages runs a query page by page and returns every item.
+func (l *Ledger) queryPages(ctx context.Context, in *dynamodb.QueryInput) ([]item, error) {
 	var out []item
-	var start item
 	for {
-		in := &dynamodb.QueryInput{
-			TableName:                 aws.String(l.table),
-			KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :p)"),
-			ExpressionAttributeValues: item{":pk": s(pk), ":p": s(prefix)},
-			ConsistentRead:            aws.Bool(true),
-			ExclusiveStartKey:         start,
-		}
-		if prefix == "" {
-			in.KeyConditionExpression, in.ExpressionAttributeValues = aws.String("PK = :pk"), item{":pk": s(pk)}
-		}
 		q, err := l.db.Query(ctx, in)
 		if err != nil {
 			return nil, fail("READ_FAILED", err)
@@ -264,18 +267,9 @@ func (l *Ledger) queryAll(ctx context.Context, pk, prefix string) ([]item, error
 		if len(q.LastEvaluatedKey) == 0 {
 			return out, nil
 		}
-		start = q.LastEvaluatedKey
+		in.ExclusiveStartKey = q.LastEvaluatedKey
 	}
 }
-
-// Metric names the ledger emits (namespace contract.MetricNamespace, by Code).
-const (
-	MetricAnswersRefused        = contract.MetricAnswersRefused
-	MetricAnswersConflicting    = contract.MetricAnswersConflicting
-	MetricRebroadcastsExhausted = contract.MetricRebroadcastsExhausted
-	MetricRequestsOverdue       = contract.MetricRequestsOverdue
-	MetricRebroadcasts          = contract.MetricRebroadcasts
-)
 
 // emit writes one CloudWatch embedded-metric line: the metric and its code,
 // never a requestId, key or store.

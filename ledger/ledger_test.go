@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/linn-cloud/erasure-channel/contract"
@@ -32,8 +30,7 @@ func dynamo(t testing.TB) *dynamodb.Client {
 	if dynErr != nil {
 		t.Fatalf("the DynamoDB emulator: %v", dynErr)
 	}
-	return dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(dynEmu.Endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
+	return dynEmu.Client()
 }
 
 var tableNo struct {

@@ -46,7 +46,7 @@ func (l *Ledger) Sweep(ctx context.Context, pub Publisher) (SweepReport, error) 
 					err = l.sweepOpen(ctx, pub, id, &rep)
 				case "WATCH":
 					rep.Overdue++
-					l.emit(MetricRequestsOverdue, contract.CodeOverdue)
+					l.emit(contract.MetricRequestsOverdue, contract.CodeOverdue)
 				case "RECEIPT":
 					err = l.sweepReceipt(ctx, id, &rep)
 				}
@@ -66,21 +66,9 @@ func (l *Ledger) Sweep(ctx context.Context, pub Publisher) (SweepReport, error) 
 }
 
 func (l *Ledger) duePending(ctx context.Context, pending, due string) ([]item, error) {
-	var out []item
-	var start item
-	for {
-		q, err := l.db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(l.table), IndexName: aws.String(PendingIndex),
-			KeyConditionExpression:    aws.String("Pending = :p AND Due <= :d"),
-			ExpressionAttributeValues: item{":p": s(pending), ":d": s(due)}, ExclusiveStartKey: start})
-		if err != nil {
-			return nil, fail("READ_FAILED", err)
-		}
-		out = append(out, q.Items...)
-		if len(q.LastEvaluatedKey) == 0 {
-			return out, nil
-		}
-		start = q.LastEvaluatedKey
-	}
+	return l.queryPages(ctx, &dynamodb.QueryInput{TableName: aws.String(l.table), IndexName: aws.String(PendingIndex),
+		KeyConditionExpression:    aws.String("Pending = :p AND Due <= :d"),
+		ExpressionAttributeValues: item{":p": s(pending), ":d": s(due)}})
 }
 
 func (l *Ledger) sweepOpen(ctx context.Context, pub Publisher, id string, rep *SweepReport) error {
@@ -95,7 +83,7 @@ func (l *Ledger) sweepOpen(ctx context.Context, pub Publisher, id string, rep *S
 	now := l.now()
 	if !now.Before(r.DueBy.Add(-l.c.ErasureDeadlineWarning())) {
 		rep.Overdue++
-		l.emit(MetricRequestsOverdue, contract.CodeOverdue)
+		l.emit(contract.MetricRequestsOverdue, contract.CodeOverdue)
 	}
 	round, err := l.consistentGet(ctx, key(reqPK(id), roundSK(r.SendNo)))
 	if err != nil {
@@ -196,7 +184,7 @@ func (l *Ledger) rebroadcast(ctx context.Context, pub Publisher, r Request, seal
 	if _, err := pub.PublishRequest(ctx, req); err != nil {
 		return req, fail("PUBLISH_FAILED", err) // recorded: the next sweep publishes it
 	}
-	l.emit(MetricRebroadcasts, contract.CodeRebroadcast)
+	l.emit(contract.MetricRebroadcasts, contract.CodeRebroadcast)
 	return req, l.MarkPublished(ctx, r.RequestID, next)
 }
 
@@ -221,7 +209,7 @@ func (l *Ledger) finish(ctx context.Context, r Request, st Status, rep *SweepRep
 	}
 	if st == StatusExhausted {
 		rep.Exhausted++
-		l.emit(MetricRebroadcastsExhausted, contract.CodeExhausted)
+		l.emit(contract.MetricRebroadcastsExhausted, contract.CodeExhausted)
 	} else {
 		rep.Expired++
 	}

@@ -324,6 +324,14 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			esms = append(esms, esm{id, r.Properties})
 		}
 	}
+	// Every timing value the rules read; one only deploy knows is never
+	// assumed, it is a line (below).
+	type value struct {
+		id, field string
+		v         any
+	}
+	values := []value{{queueID, "visibilityTimeout", q.Properties["VisibilityTimeout"]}, {queueID, "retentionPeriod", q.Properties["MessageRetentionPeriod"]},
+		{queueID, "queueDelay", q.Properties["DelaySeconds"]}}
 	s.PartialReport = len(esms) > 0
 	firstESM := ""
 	for _, e := range esms {
@@ -388,6 +396,9 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			f.add(fnID, s.Path+".reservedConcurrency", timing.BelowMinimum, "function %s has a reserved concurrency of %d, below the %d AWS advises for an SQS event source: throttled receives count toward maxReceiveCount and requests dead-letter unanswered; reserve at least %d or none", fnID, n, minReservedConcurrency, minReservedConcurrency)
 		}
 		a.checkFunctionWiring(sc, fnID, fn, env)
+		values = append(values, value{fnID, "handlerTimeout", fn.Properties["Timeout"]}, value{e.id, "batchSize", e.props["BatchSize"]},
+			value{e.id, "maxBatchingWindow", e.props["MaximumBatchingWindowInSeconds"]},
+			value{fnID, "passTwoDelay", env[contract.EnvPassTwoDelaySeconds]}, value{fnID, "batchTimeout", env[contract.EnvBatchTimeoutSeconds]})
 	}
 	if region, ok := sub.Properties["Region"].(string); ok && region != "" {
 		if arn := a.ident(t, sub.Properties["TopicArn"]); strings.HasPrefix(arn, "arn:") {
@@ -425,21 +436,6 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		}
 		a.checkBucketCopies(&bf, s, c)
 		f.out = append(f.out, bf.out...)
-	}
-	// A timing value only deploy knows is never assumed: it is a line.
-	type value struct {
-		id, field string
-		v         any
-	}
-	values := []value{{queueID, "visibilityTimeout", q.Properties["VisibilityTimeout"]}, {queueID, "retentionPeriod", q.Properties["MessageRetentionPeriod"]},
-		{queueID, "queueDelay", q.Properties["DelaySeconds"]}}
-	for _, e := range esms {
-		fnID := functionOf(t, refID(e.props["FunctionName"]))
-		fn := t.Resources[fnID]
-		env, _ := dig(fn.Properties, "Environment", "Variables").(map[string]any)
-		values = append(values, value{fnID, "handlerTimeout", fn.Properties["Timeout"]}, value{e.id, "batchSize", e.props["BatchSize"]},
-			value{e.id, "maxBatchingWindow", e.props["MaximumBatchingWindowInSeconds"]},
-			value{fnID, "passTwoDelay", env[contract.EnvPassTwoDelaySeconds]}, value{fnID, "batchTimeout", env[contract.EnvBatchTimeoutSeconds]})
 	}
 	for _, u := range values {
 		if _, intrinsic := u.v.(map[string]any); intrinsic && num(a.ident(t, u.v), -1) < 0 {

@@ -222,20 +222,11 @@ func readStore(ctx context.Context, home *Account, accounts Accounts, subArn, qu
 	case len(found) > 1:
 		st.Problems = append(st.Problems, fmt.Sprintf("queue: %d event source mappings read it (one function per store queue)", len(found)))
 	}
-	fn, err := acct.Lambda.GetFunctionConfiguration(ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(st.FunctionArn)})
+	fn, err := readFunction(ctx, acct, st.FunctionArn)
 	if err != nil {
-		return st, fmt.Errorf("deployed: function of %s: %w", st.Name, err)
+		return st, fmt.Errorf("deployed: store %s: %w", st.Name, err)
 	}
-	st.Function, st.TimeoutSecs, st.RoleArn = aws.ToString(fn.FunctionName), aws.ToInt32(fn.Timeout), aws.ToString(fn.Role)
-	if fn.Environment != nil {
-		st.Environment = fn.Environment.Variables
-	}
-	roleName := st.RoleArn[strings.LastIndex(st.RoleArn, "/")+1:]
-	role, err := acct.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(roleName)})
-	if err != nil {
-		return st, fmt.Errorf("deployed: execution role of %s: %w", st.Name, err)
-	}
-	st.RoleID = aws.ToString(role.Role.RoleId)
+	st.Function, st.TimeoutSecs, st.RoleArn, st.Environment, st.RoleID = fn.Function, fn.TimeoutSecs, fn.RoleArn, fn.Environment, fn.RoleID
 	return st, nil
 }
 

@@ -3,6 +3,7 @@ package deployed
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -90,19 +91,10 @@ func readFunction(ctx context.Context, acct *Account, arn string) (Store, error)
 	if fn.Environment != nil {
 		st.Environment = fn.Environment.Variables
 	}
-	role, err := acct.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(st.RoleArn[lastSlash(st.RoleArn)+1:])})
+	role, err := acct.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(st.RoleArn[strings.LastIndex(st.RoleArn, "/")+1:])})
 	if err != nil {
 		return Store{}, fmt.Errorf("deployed: a function's role: %w", err)
 	}
 	st.RoleID = aws.ToString(role.Role.RoleId)
 	return st, nil
-}
-
-func lastSlash(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '/' {
-			return i
-		}
-	}
-	return -1
 }

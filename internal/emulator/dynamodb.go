@@ -3,6 +3,10 @@ package emulator
 import (
 	"context"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // DynamoDB is a running DynamoDB API emulator (npm dynalite, pinned in
@@ -28,3 +32,9 @@ func StartDynamoDB(ctx context.Context, root string) (*DynamoDB, error) {
 
 // Stop ends the emulator; its tables are gone.
 func (d *DynamoDB) Stop() { d.proc.stop() }
+
+// Client is a DynamoDB client of the emulator (it takes any credentials).
+func (d *DynamoDB) Client() *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(d.Endpoint),
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
+}

@@ -5,10 +5,6 @@ import (
 	"crypto/rand"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
 	"github.com/linn-cloud/erasure-channel/ledger"
@@ -33,8 +29,7 @@ func StartLedger(ctx context.Context, c contract.Constants, lingering map[string
 	if err != nil {
 		return nil, err
 	}
-	db := dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(emu.Endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
+	db := emu.Client()
 	if err := ledger.CreateTable(ctx, db, LedgerTable); err != nil {
 		emu.Stop()
 		return nil, fmt.Errorf("the ledger's table: %w", err)
