@@ -132,8 +132,8 @@ soak: tools
 ## fuzz-check: the template reader (JSON and YAML) of erasurecheck and erasurectl check, then the
 ## assembly reader (manifests, nested assemblies and stacks).
 fuzz-check:
-	go test -run '^$$' -fuzz FuzzDecodeTemplate -fuzztime $(FUZZTIME) ./constructs/erasurecheck
-	go test -run '^$$' -fuzz FuzzReadAssembly -fuzztime $(FUZZTIME) ./constructs/erasurecheck
+	go test -run '^$$' -fuzz FuzzDecodeTemplate -fuzztime $(FUZZTIME) ./constructs/cfnmodel
+	go test -run '^$$' -fuzz FuzzReadAssembly -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 
 ## fuzz: the fast parser against the schema validator (FUZZTIME=5m to change).
 FUZZTIME ?= 3m

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 )
 
@@ -43,7 +44,7 @@ func (c *checkCmd) Run(g *globals) error {
 	lines := map[string]map[string]int{}
 	lineOf := func(f erasurecheck.Finding) int {
 		if _, ok := lines[f.Template]; !ok {
-			lines[f.Template] = erasurecheck.ResourceLines(f.Template)
+			lines[f.Template] = cfnmodel.ResourceLines(f.Template)
 		}
 		return lines[f.Template][f.LogicalID]
 	}

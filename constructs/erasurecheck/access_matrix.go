@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
@@ -37,6 +39,7 @@ type AccessMatrix struct {
 	handlers       map[string]*principal
 	decl           declared
 	channelAccount string
+	channelRegion  string // the erasure topic's region, "" when unknown
 	topicIdents    []string
 	storeNames     []string
 	endpointOf     map[int]*endpoint // cell index -> its sns:Subscribe endpoint
@@ -63,7 +66,7 @@ func (m *AccessMatrix) Decide(principalName, action, resourceName string) Decisi
 	if p == nil || r == nil || strings.EqualFold(action, "sns:Subscribe") {
 		return Undecided // a subscription is decided with its endpoint (DecideSubscribe)
 	}
-	return m.a.evaluate(m.request(p, action, r)).Decision
+	return m.a.decide(p, action, r).Decision
 }
 
 // DecideSubscribe decides an sns:Subscribe to the topic over protocol of an
@@ -74,27 +77,27 @@ func (m *AccessMatrix) DecideSubscribe(principalName, protocol, endpoint string)
 	if p == nil || r == nil {
 		return Undecided
 	}
-	q := m.request(p, "sns:Subscribe", r)
-	q.ctx["sns:protocol"] = []string{protocol}
-	q.ctx["sns:endpoint"] = []string{endpoint}
+	q := m.a.request(p, "sns:Subscribe", r)
+	q.Ctx["sns:protocol"] = []string{protocol}
+	q.Ctx["sns:endpoint"] = []string{endpoint}
 	if t := m.targets[endpoint]; t != nil {
-		q.ctx["sns:endpoint"] = t.aliases
+		q.Ctx["sns:endpoint"] = t.Aliases
 	}
-	return m.a.evaluate(q).Decision
+	return iameval.Evaluate(q).Decision
 }
 
 // RequestOf is the request a cell asked: for the cross-check against an
 // independent evaluator.
-func (m *AccessMatrix) requestOf(i int) request {
+func (m *AccessMatrix) requestOf(i int) iameval.Request {
 	c := m.Cells[i]
 	action := c.Action
 	if j := strings.IndexByte(action, '('); j >= 0 {
 		action = action[:j]
 	}
-	q := m.request(m.principals[c.Principal], action, m.targets[c.Resource])
+	q := m.a.request(m.principals[c.Principal], action, m.targets[c.Resource])
 	if e := m.endpointOf[i]; e != nil {
-		q.ctx["sns:protocol"] = []string{e.protocol}
-		q.ctx["sns:endpoint"] = e.values
+		q.Ctx["sns:protocol"] = []string{e.protocol}
+		q.Ctx["sns:endpoint"] = e.values
 	}
 	return q
 }
@@ -179,54 +182,10 @@ func storeName(s Store) string {
 	return s.Stack + "/" + s.QueueID
 }
 
-// request builds the request context IAM would see for p calling action on
-// r: the principal's ARN and account, TLS, the topic SNS acts for, and for
-// KMS the service the key is used through.
-func (m *AccessMatrix) request(p *principal, action string, r *target) request {
-	ctx := map[string][]string{"aws:securetransport": {"true"}}
-	// An environment-agnostic stack's account is unknown: "*", as its own
-	// ${AWS::AccountId} renders, so that the two name the same account.
-	account := []string{orStar(p.account)}
-	if p.service != "" {
-		ctx["aws:sourcearn"] = p.aliases
-		ctx["aws:sourceaccount"] = account
-		ctx["aws:principalisawsservice"] = []string{"true"}
-		ctx["aws:principalservicename"] = []string{p.service}
-	} else {
-		ctx["aws:principalarn"] = p.aliases
-		ctx["aws:principalaccount"] = account
-		ctx["kms:calleraccount"] = account
-		ctx["aws:principalisawsservice"] = []string{"false"}
-	}
-	if r.isKey && p.service == "" {
-		ctx["kms:viaservice"] = []string{r.via + "." + m.a.region() + ".amazonaws.com"}
-	}
-	return request{p: p, action: action, r: r, ctx: ctx}
-}
-
-// region is the app's region (the first stack's that names one).
-func (a *assembly) region() string {
-	for _, t := range a.templates {
-		if t.Region != "" {
-			return t.Region
-		}
-	}
-	return "*"
-}
-
-func (a *assembly) templateAt(path string) *template {
-	for _, t := range a.templates {
-		if t.Path == path {
-			return t
-		}
-	}
-	return nil
-}
-
 // channelTopic is the erasure topic ErasureChannel built in this app, if any.
 func (a *assembly) channelTopic() (*template, string, bool) {
-	for _, t := range a.templates {
-		for _, id := range t.ids() {
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
 			if r := t.Resources[id]; r.Type == "AWS::SNS::Topic" && r.Metadata[TopicMetadataKey] == true {
 				return t, id, true
 			}
@@ -238,23 +197,23 @@ func (a *assembly) channelTopic() (*template, string, bool) {
 // policyTarget is a queue, topic or bucket with its resource policy: every
 // policyType resource in its template whose listProp names it.
 func (a *assembly) policyTarget(t *template, id, policyType, listProp string) *target {
-	tg := &target{aliases: aliases(t, id), account: t.Account, t: t, id: id}
+	tg := &target{Resource: iameval.Resource{Aliases: cfnmodel.Aliases(t, id), Account: t.Account, Region: t.Region}, t: t, id: id}
 	inline, inlineProp := map[string]string{"AWS::SQS::QueuePolicy": "AWS::SQS::QueueInlinePolicy", "AWS::SNS::TopicPolicy": "AWS::SNS::TopicInlinePolicy"}[policyType],
 		map[string]string{"AWS::SQS::QueuePolicy": "Queue", "AWS::SNS::TopicPolicy": "TopicArn"}[policyType]
 	var policies []string
-	for _, pid := range t.ids() {
+	for _, pid := range t.IDs() {
 		r := t.Resources[pid]
 		switch {
-		case r.Type == policyType && (mentions(r.Properties[listProp], id) || refersTo(r.Properties[listProp], id)),
-			inline != "" && r.Type == inline && (refersTo(r.Properties[inlineProp], id) || a.ident(t, r.Properties[inlineProp]) == resIdent(t, id)):
-			tg.policy = append(tg.policy, labelled(statementsIn(t, r.Properties["PolicyDocument"]), t, pid)...)
+		case r.Type == policyType && (cfnmodel.Mentions(r.Properties[listProp], id) || cfnmodel.RefersTo(r.Properties[listProp], id)),
+			inline != "" && r.Type == inline && (cfnmodel.RefersTo(r.Properties[inlineProp], id) || a.Ident(t, r.Properties[inlineProp]) == cfnmodel.ResIdent(t, id)):
+			tg.Policy = append(tg.Policy, a.policy(t, r.Properties["PolicyDocument"], pid)...)
 			policies = append(policies, pid)
 		}
 	}
 	if len(policies) > 1 {
 		// A queue, topic or bucket has one policy: each of these resources
 		// sets it whole, and whichever deploys last replaces the others.
-		tg.conflict = fmt.Sprintf("%d resource policies (%s) set the same policy: whichever deploys last replaces the others; merge them into one",
+		tg.Conflict = fmt.Sprintf("%d resource policies (%s) set the same policy: whichever deploys last replaces the others; merge them into one",
 			len(policies), strings.Join(policies, ", "))
 	}
 	return tg
@@ -266,18 +225,18 @@ func (a *assembly) keyTarget(t *template, v any, via string) *target {
 	if v == nil {
 		return nil
 	}
-	kt, kid, ok := a.resourceOf(a.keyIdent(t, v))
+	kt, kid, ok := a.ResourceOf(a.KeyIdent(t, v))
 	if !ok || kt.Resources[kid].Type != "AWS::KMS::Key" {
 		return nil
 	}
-	return &target{aliases: []string{resIdent(kt, kid)}, account: kt.Account, isKey: true, via: via, t: kt, id: kid,
-		policy: labelled(statementsIn(kt, kt.Resources[kid].Properties["KeyPolicy"]), kt, kid)}
+	return &target{Resource: iameval.Resource{Aliases: []string{cfnmodel.ResIdent(kt, kid)}, Account: kt.Account, Region: kt.Region, IsKey: true, Via: via,
+		Policy: a.policy(kt, kt.Resources[kid].Properties["KeyPolicy"], kid)}, t: kt, id: kid}
 }
 
 // bucketKeyValue is the value naming the bucket's default-encryption key.
 func (a *assembly) bucketKeyValue(b *BitmapBucket) any {
 	enc, _ := field(b.Properties, "BucketEncryption").(map[string]any)
-	for _, r := range listOf(field(enc, "ServerSideEncryptionConfiguration")) {
+	for _, r := range iameval.ListOf(field(enc, "ServerSideEncryptionConfiguration")) {
 		rm, _ := r.(map[string]any)
 		def, _ := field(rm, "ServerSideEncryptionByDefault").(map[string]any)
 		if k := field(def, "KMSMasterKeyID"); k != nil {
@@ -293,36 +252,42 @@ func (a *assembly) responseTargets(m *AccessMatrix, t *template, url any) {
 	if url == nil {
 		return
 	}
-	q := sqsURLToARN(a.ident(t, url))
-	qt, qid, ok := a.resourceOf(q)
+	q := cfnmodel.SQSURLToARN(a.Ident(t, url))
+	qt, qid, ok := a.ResourceOf(q)
 	if !ok {
-		qt, qid, ok = a.byAlias(q, "AWS::SQS::Queue")
+		qt, qid, ok = a.ByAlias(q, "AWS::SQS::Queue")
 	}
 	if !ok {
 		return
 	}
 	m.add("response-queue", channelpolicy.ResponseQueue, "", a.policyTarget(qt, qid, "AWS::SQS::QueuePolicy", "Queues"))
-	if k := a.keyTarget(qt, qt.Resources[qid].Properties["KmsMasterKeyId"], "sqs"); k != nil {
-		// A key's ARN is unknown before it is deployed: a store in another
-		// app names the response key by the ARN its channel's output gave.
-		// An ARN naming a key of the response key's account and region is
-		// taken to be it (and only for this key).
-		if k.account != "" && qt.Region != "" {
-			k.aliases = append(k.aliases, fmt.Sprintf("arn:aws:kms:%s:%s:key/*", qt.Region, k.account))
-		}
+	if k := a.responseKey(qt, qid); k != nil {
 		m.add("response-key", channelpolicy.ResponseKey, "", k)
 	}
+}
+
+// responseKey is the key of response queue qid in qt, when it is a key of
+// this app. A key's ARN is unknown before it is deployed: a store in
+// another app names the response key by the ARN its channel's output gave.
+// An ARN naming a key of the response key's account and region is taken to
+// be it (and only for this key).
+func (a *assembly) responseKey(qt *template, qid string) *target {
+	k := a.keyTarget(qt, qt.Resources[qid].Properties["KmsMasterKeyId"], "sqs")
+	if k != nil && k.Account != "" && qt.Region != "" {
+		k.Aliases = append(k.Aliases, fmt.Sprintf("arn:aws:kms:%s:%s:key/*", qt.Region, k.Account))
+	}
+	return k
 }
 
 // rolePrincipal is the principal of a function's role: its ARN from its
 // RoleName and stack account, its reference, and its identity policies.
 func (a *assembly) rolePrincipal(t *template, roleRef any) *principal {
-	id := a.ident(t, roleRef)
-	rt, rid, ok := a.resourceOf(id)
+	id := a.Ident(t, roleRef)
+	rt, rid, ok := a.ResourceOf(id)
 	if !ok || rt.Resources[rid].Type != "AWS::IAM::Role" {
-		return &principal{aliases: []string{id}, account: arnAccount(id)}
+		return &principal{Principal: iameval.Principal{Aliases: []string{id}, Account: iameval.ARNAccount(id)}}
 	}
-	p := &principal{aliases: []string{resIdent(rt, rid)}, account: rt.Account, identity: a.roleStatements(rt, rid)}
+	p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(rt, rid)}, Account: rt.Account, Identity: a.roleStatements(rt, rid)}}
 	if name, _ := rt.Resources[rid].Properties["RoleName"].(string); name != "" {
 		rolePath, _ := rt.Resources[rid].Properties["Path"].(string)
 		if rolePath == "" {
@@ -332,7 +297,7 @@ func (a *assembly) rolePrincipal(t *template, roleRef any) *principal {
 		if account == "" {
 			account = "*" // an environment-agnostic stack: its role in whatever account it deploys to
 		}
-		p.aliases = append(p.aliases, "arn:aws:iam::"+account+":role"+rolePath+name)
+		p.Aliases = append(p.Aliases, "arn:aws:iam::"+account+":role"+rolePath+name)
 	}
 	return p
 }

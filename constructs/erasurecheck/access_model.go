@@ -2,10 +2,13 @@ package erasurecheck
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
@@ -55,7 +58,7 @@ const (
 
 // everything is the identity policy of a principal that its own account
 // lets do anything: only resource policies can keep it out.
-var everything = []statement{{Sid: "AllowEverything", Effect: "Allow", Action: "*", Resource: "*", from: "its own identity policy"}}
+var everything = []statement{{Sid: "AllowEverything", Effect: "Allow", Action: "*", Resource: "*", From: "its own identity policy"}}
 
 // Classes of principal, for the counts erasurectl access prints.
 const (
@@ -127,15 +130,15 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 	topics := a.erasureTopics(cfg.TopicArns)
 	m.topicIdents = topics.idents
 	if tt, tid, ok := a.channelTopic(); ok {
-		m.channelAccount = tt.Account
+		m.channelAccount, m.channelRegion = tt.Account, tt.Region
 		m.add("topic", channelpolicy.Topic, "", a.policyTarget(tt, tid, "AWS::SNS::TopicPolicy", "Topics"))
 		m.add("topic-key", channelpolicy.TopicKey, "", a.keyTarget(tt, tt.Resources[tid].Properties["KmsMasterKeyId"], "sns"))
 		m.decl.publishers = a.metadataList(tt, tid, channelpolicy.PublishersMetadataKey)
 	} else if len(topics.idents) > 0 {
-		m.channelAccount = arnAccount(topics.idents[0])
+		m.channelAccount, m.channelRegion = iameval.ARNAccount(topics.idents[0]), iameval.ARNRegion(topics.idents[0])
 	}
 	for _, s := range stores {
-		t := a.templateAt(s.Template)
+		t := a.TemplateAt(s.Template)
 		if t == nil {
 			continue
 		}
@@ -152,9 +155,9 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 		if b := s.Bitmap; b != nil {
 			bucket := a.policyTarget(b.t, b.BucketID, "AWS::S3::BucketPolicy", "Bucket")
 			objects := *bucket
-			objects.aliases = nil
-			for _, al := range aliases(b.t, b.BucketID) {
-				objects.aliases = append(objects.aliases, al+"/"+b.Prefix+"subject-probe/segments/s0.1.crbm")
+			objects.Aliases = nil
+			for _, al := range cfnmodel.Aliases(b.t, b.BucketID) {
+				objects.Aliases = append(objects.Aliases, al+"/"+b.Prefix+"subject-probe/segments/s0.1.crbm")
 			}
 			m.add("bucket/"+name, channelpolicy.Bucket, name, bucket)
 			m.add("bucket-objects/"+name, channelpolicy.BucketObjects, name, &objects)
@@ -164,7 +167,7 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 			fn := t.Resources[s.FunctionIDs[0]]
 			m.handlers[name] = a.rolePrincipal(t, fn.Properties["Role"])
 			if _, ok := m.targets["response-queue"]; !ok {
-				if env, _ := dig(fn.Properties, "Environment", "Variables").(map[string]any); env != nil {
+				if env, _ := cfnmodel.Dig(fn.Properties, "Environment", "Variables").(map[string]any); env != nil {
 					a.responseTargets(m, t, env[contract.EnvResponseQueueURL])
 				}
 			}
@@ -177,10 +180,10 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 	}
 	if rq := m.targets["response-queue"]; rq != nil {
 		m.decl.readers = a.metadataList(rq.t, rq.id, channelpolicy.ReadersMetadataKey)
-		for _, n := range stringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]) {
+		for _, n := range iameval.StringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]) {
 			m.decl.roster[n] = true
 		}
-		if _, did := a.redriveOf(rq.t, rq.t.Resources[rq.id].Properties); did != "" {
+		if _, did := a.RedriveOf(rq.t, rq.t.Resources[rq.id].Properties); did != "" {
 			m.add("response-dlq", channelpolicy.ResponseDLQ, "", a.policyTarget(rq.t, did, "AWS::SQS::QueuePolicy", "Queues"))
 		}
 	}
@@ -194,8 +197,8 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 // with intrinsics).
 func (a *assembly) metadataList(t *template, id, key string) []string {
 	var out []string
-	for _, v := range listOf(t.Resources[id].Metadata[key]) {
-		if s := a.resourcePattern(t, v); s != "" {
+	for _, v := range iameval.ListOf(t.Resources[id].Metadata[key]) {
+		if s := a.Pattern(t, v); s != "" {
 			out = append(out, s)
 		}
 	}
@@ -210,7 +213,7 @@ func (a *assembly) administratorsOf(t *target) []string {
 			return list
 		}
 	}
-	acct, region := orStar(t.account), defaultRegionW
+	acct, region := orStar(t.Account), defaultRegionW
 	if t.t != nil && t.t.Region != "" {
 		region = t.t.Region
 	}
@@ -227,22 +230,22 @@ func orStar(s string) string {
 // findPrincipals derives the principal classes from the policies.
 func (m *AccessMatrix) findPrincipals(stores []Store) {
 	a := m.a
-	region := a.region()
+	region := a.Region()
 	// The app's roles, handlers first under their store's name.
 	byAlias := map[string]*principal{}
 	for name, p := range m.handlers {
 		p.name, p.class = handlerPrincipal+name, classHandler
 		m.addPrincipal(p)
-		for _, al := range p.aliases {
+		for _, al := range p.Aliases {
 			byAlias[al] = p
 		}
 	}
-	for _, t := range a.templates {
-		for _, id := range t.ids() {
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
 			if t.Resources[id].Type != "AWS::IAM::Role" {
 				continue
 			}
-			if byAlias[resIdent(t, id)] != nil {
+			if byAlias[cfnmodel.ResIdent(t, id)] != nil {
 				continue
 			}
 			p := a.rolePrincipal(t, map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
@@ -252,12 +255,12 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 	}
 	// The declared principals, granted outside the app: their identity lets
 	// them do anything, so that only the resource policies decide.
-	for i, arn := range uniqueSorted(append(append([]string{}, m.decl.publishers...), m.decl.readers...)) {
+	for i, arn := range cfnmodel.UniqueSorted(append(append([]string{}, m.decl.publishers...), m.decl.readers...)) {
 		name := fmt.Sprintf("declared/%d", i+1)
 		if len(m.decl.publishers) > 0 && arn == m.decl.publishers[0] {
 			name = AccountServicePrincipal
 		}
-		m.addPrincipal(&principal{name: name, class: classDeclared, account: arnAccount(arn), aliases: []string{arn}, identity: everything})
+		m.addPrincipal(&principal{name: name, class: classDeclared, Principal: iameval.Principal{Account: iameval.ARNAccount(arn), Aliases: []string{arn}, Identity: everything}})
 	}
 	// Accounts, services and patterns the policies mention.
 	accounts := map[string]bool{m.channelAccount: true}
@@ -267,7 +270,7 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 		switch {
 		case v == "" || v == "*":
 		case strings.HasPrefix(v, "arn:"):
-			if acct := arnAccount(v); acct != "" && acct != "*" && !strings.ContainsAny(acct, "*?") {
+			if acct := iameval.ARNAccount(v); acct != "" && acct != "*" && !strings.ContainsAny(acct, "*?") {
 				accounts[acct] = true
 			}
 			// A pattern draws a region only through its resource part: a
@@ -282,24 +285,24 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 	}
 	for _, name := range m.order {
 		t := m.targets[name]
-		accounts[t.account] = true
-		for _, s := range t.policy {
+		accounts[t.Account] = true
+		for _, s := range t.Policy {
 			pm, _ := s.Principal.(map[string]any)
 			if s.Principal == nil {
 				pm, _ = s.NotPrincipal.(map[string]any)
 			}
-			for _, sv := range stringsOf(pm["Service"]) {
+			for _, sv := range iameval.StringsOf(pm["Service"]) {
 				services[sv] = true
 			}
-			for _, v := range listOf(pm["AWS"]) {
-				note(a.resourcePattern(s.t, v))
+			for _, v := range iameval.ListOf(pm["AWS"]) {
+				note(s.Render(v))
 			}
 			for _, block := range s.Condition {
 				bm, _ := block.(map[string]any)
 				for k, vals := range bm {
 					if lk := strings.ToLower(k); lk == "aws:principalarn" || lk == "aws:principalaccount" || lk == "aws:sourceaccount" {
-						for _, v := range listOf(vals) {
-							note(a.resourcePattern(s.t, v))
+						for _, v := range iameval.ListOf(vals) {
+							note(s.Render(v))
 						}
 					}
 				}
@@ -310,10 +313,10 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 		}
 	}
 	for _, p := range m.principals {
-		note(p.account)
+		note(p.Account)
 	}
 	delete(accounts, "")
-	accountList := sortedKeys(accounts)
+	accountList := cfnmodel.SortedKeys(accounts)
 	if m.agnostic() {
 		// Environment-agnostic stacks deploy to one account, unknown at synth.
 		accountList = append([]string{""}, accountList...)
@@ -327,22 +330,20 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 			label = anyAccountLabel
 		}
 		arn := witnessARN("arn:aws:iam::"+orStar(acct)+":role/erasure-witness", patterns, known)
-		m.addPrincipal(&principal{name: otherPrincipal + orLabel(label), class: classOther, account: acct, aliases: []string{arn}, identity: everything})
-		m.addPrincipal(&principal{name: otherTopicSNS + orLabel(label), class: classOtherSNS, service: "sns.amazonaws.com", account: acct,
-			aliases: []string{fmt.Sprintf("arn:aws:sns:%s:%s:erasure-witness-topic", region, orStar(acct))}})
-		for _, svc := range sortedKeys(services) {
+		m.addPrincipal(&principal{name: otherPrincipal + orLabel(label), class: classOther, Principal: iameval.Principal{Account: acct, Aliases: []string{arn}, Identity: everything}})
+		m.addPrincipal(&principal{name: otherTopicSNS + orLabel(label), class: classOtherSNS, Principal: iameval.Principal{Service: "sns.amazonaws.com", Account: acct, Aliases: []string{fmt.Sprintf("arn:aws:sns:%s:%s:erasure-witness-topic", region, orStar(acct))}, Region: region}})
+		for _, svc := range cfnmodel.SortedKeys(services) {
 			if svc == "sns.amazonaws.com" {
 				continue
 			}
 			prefix, _, _ := strings.Cut(svc, ".")
-			m.addPrincipal(&principal{name: servicePrincipal + svc + "/" + orLabel(label), class: classService, service: svc, account: acct,
-				aliases: []string{fmt.Sprintf("arn:aws:%s:%s:%s:erasure-witness", prefix, region, orStar(acct))}})
+			m.addPrincipal(&principal{name: servicePrincipal + svc + "/" + orLabel(label), class: classService, Principal: iameval.Principal{Service: svc, Account: acct, Aliases: []string{fmt.Sprintf("arn:aws:%s:%s:%s:erasure-witness", prefix, region, orStar(acct))}, Region: region}})
 		}
 	}
 	// A witness for each region a pattern draws: the administrators', and
 	// any other pattern's.
 	seen := map[string]bool{}
-	for _, pat := range uniqueSorted(patterns) {
+	for _, pat := range cfnmodel.UniqueSorted(patterns) {
 		f := strings.SplitN(pat, ":", 6)
 		if len(f) != 6 || !strings.ContainsAny(f[5], "*?") {
 			continue
@@ -360,17 +361,17 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 					name += "/" + inst[strings.LastIndex(inst, "/")+1:]
 				}
 			}
-			m.addPrincipal(&principal{name: name, class: class, account: a, aliases: []string{inst}, identity: everything})
+			m.addPrincipal(&principal{name: name, class: class, Principal: iameval.Principal{Account: a, Aliases: []string{inst}, Identity: everything}})
 		}
 	}
-	m.addPrincipal(&principal{name: ErasureTopicSNS, class: classTopicSNS, service: "sns.amazonaws.com", account: m.channelAccount, aliases: m.topicIdents})
+	m.addPrincipal(&principal{name: ErasureTopicSNS, class: classTopicSNS, Principal: iameval.Principal{Service: "sns.amazonaws.com", Account: m.channelAccount, Aliases: m.topicIdents, Region: m.channelRegion}})
 }
 
 // agnostic says whether the channel's resources are in environment-agnostic
 // stacks (account unknown at synth).
 func (m *AccessMatrix) agnostic() bool {
 	for _, name := range m.order {
-		if m.targets[name].account == "" {
+		if m.targets[name].Account == "" {
 			return true
 		}
 	}
@@ -416,7 +417,7 @@ func patternAccounts(acct string, accounts []string, agnostic bool) []string {
 	}
 	var out []string
 	for _, a := range accounts {
-		if globMatch(acct, orStar(a)) {
+		if iameval.GlobMatch(acct, orStar(a)) {
 			out = append(out, a)
 		}
 	}
@@ -446,7 +447,7 @@ func witnessARN(base string, patterns []string, known map[string]bool) string {
 		}
 		hit := known[arn]
 		for _, p := range patterns {
-			hit = hit || globMatch(p, arn)
+			hit = hit || iameval.GlobMatch(p, arn)
 		}
 		if !hit || i > 20 {
 			return arn
@@ -458,7 +459,7 @@ func witnessARN(base string, patterns []string, known map[string]bool) string {
 func (m *AccessMatrix) knownARNs() map[string]bool {
 	out := map[string]bool{}
 	for _, p := range m.principals {
-		for _, al := range p.aliases {
+		for _, al := range p.Aliases {
 			out[al] = true
 		}
 	}
@@ -475,11 +476,11 @@ func (m *AccessMatrix) addPrincipal(p *principal) {
 func (m *AccessMatrix) isAdministratorARN(arn, account string) bool {
 	for _, name := range m.order {
 		t := m.targets[name]
-		if t.account != account {
+		if t.Account != account {
 			continue
 		}
 		for _, adm := range t.admins {
-			if globMatch(adm, arn) {
+			if iameval.GlobMatch(adm, arn) {
 				return true
 			}
 		}
@@ -490,11 +491,11 @@ func (m *AccessMatrix) isAdministratorARN(arn, account string) bool {
 // isAdmin says whether p administers t: one of t's administrator patterns
 // names it, in t's own account.
 func (m *AccessMatrix) isAdmin(p *principal, t *target) bool {
-	if p.service != "" || p.account != t.account {
+	if p.Service != "" || p.Account != t.Account {
 		return false
 	}
 	for _, adm := range t.admins {
-		if coversAny(adm, p.aliases) {
+		if iameval.CoversAny(adm, p.Aliases) {
 			return true
 		}
 	}
@@ -502,11 +503,11 @@ func (m *AccessMatrix) isAdmin(p *principal, t *target) bool {
 }
 
 func (m *AccessMatrix) isDeclared(p *principal, list []string) bool {
-	if p.service != "" {
+	if p.Service != "" {
 		return false
 	}
 	for _, d := range list {
-		if containsString(p.aliases, d) {
+		if slices.Contains(p.Aliases, d) {
 			return true
 		}
 	}
@@ -536,7 +537,7 @@ func (m *AccessMatrix) need(p *principal, action string, t *target, e *endpoint)
 		return Denied
 	}
 	admin := m.isAdmin(p, t)
-	if !containsString(dataActions(t.kind), action) {
+	if !slices.Contains(dataActions(t.kind), action) {
 		return yes(admin)
 	}
 	handler := m.isHandler(p, t.store)
@@ -547,7 +548,7 @@ func (m *AccessMatrix) need(p *principal, action string, t *target, e *endpoint)
 		}
 		// sns:Subscribe: a roster store's queue, over SQS, by an
 		// administrator of that store's account.
-		if e == nil || e.queue == nil || e.protocol != "sqs" || p.service != "" || p.account != e.queue.account {
+		if e == nil || e.queue == nil || e.protocol != "sqs" || p.Service != "" || p.Account != e.queue.Account {
 			return Denied
 		}
 		return yes(m.isAdmin(p, e.queue) && m.decl.roster[e.queue.store])
@@ -613,13 +614,13 @@ func (m *AccessMatrix) endpoints() []*endpoint {
 	accounts := map[string]bool{}
 	for _, name := range m.order {
 		t := m.targets[name]
-		accounts[t.account] = true
+		accounts[t.Account] = true
 		if t.kind == channelpolicy.Queue {
-			eps = append(eps, ep{name, t.aliases, t, t.account})
+			eps = append(eps, ep{name, t.Aliases, t, t.Account})
 		}
 	}
-	region := m.a.region()
-	for _, acct := range sortedKeys(accounts) {
+	region := m.a.Region()
+	for _, acct := range cfnmodel.SortedKeys(accounts) {
 		eps = append(eps, ep{"a-queue-of/" + orLabel(acct), []string{fmt.Sprintf("arn:aws:sqs:%s:%s:erasure-witness-queue", region, orStar(acct))}, nil, acct})
 	}
 	eps = append(eps, ep{"not-a-queue", []string{"https://erasure-witness.invalid/"}, nil, ""})
@@ -657,35 +658,35 @@ func (m *AccessMatrix) evaluateAll() {
 		signature := func(p *principal) string {
 			var b strings.Builder
 			for i, pat := range pats {
-				if coversAny(pat, p.aliases) {
+				if iameval.CoversAny(pat, p.Aliases) {
 					fmt.Fprintf(&b, "%d,", i)
 				}
 			}
 			return b.String()
 		}
 		for _, w := range witnesses {
-			if w.service == "" && w.class != classDeclared {
-				represented[standing{w.account, signature(w)}] = true
+			if w.Service == "" && w.class != classDeclared {
+				represented[standing{w.Account, signature(w)}] = true
 			}
 		}
 		candidates := append([]*principal{}, witnesses...)
 		for _, r := range roles {
 			named := false
-			for _, al := range r.aliases {
+			for _, al := range r.Aliases {
 				named = named || exact[al]
 			}
-			if named || cover.reaches(r, t) || !represented[standing{r.account, signature(r)}] {
+			if named || cover.reaches(r, t) || !represented[standing{r.Account, signature(r)}] {
 				candidates = append(candidates, r)
 			}
 		}
 		for _, p := range candidates {
-			base := m.request(p, "", t)
+			base := m.a.request(p, "", t)
 			for _, action := range channelpolicy.Catalogue[t.kind] {
 				if m.only != nil && !m.only(t.kind, action) {
 					continue
 				}
 				q := base
-				q.action, q.lower = action, lowerActions[action]
+				q = q.WithLowerAction(action, lowerActions[action])
 				if action == "sns:Subscribe" {
 					for _, e := range endpoints {
 						m.cell(p, q, t, e)
@@ -709,19 +710,19 @@ var lowerActions = func() map[string]string {
 	return out
 }()
 
-func (m *AccessMatrix) cell(p *principal, q request, t *target, e *endpoint) {
-	action, label := q.action, q.action
+func (m *AccessMatrix) cell(p *principal, q iameval.Request, t *target, e *endpoint) {
+	action, label := q.Action, q.Action
 	if e != nil {
-		ctx := make(map[string][]string, len(q.ctx)+2)
-		for k, v := range q.ctx {
+		ctx := make(map[string][]string, len(q.Ctx)+2)
+		for k, v := range q.Ctx {
 			ctx[k] = v
 		}
 		ctx["sns:protocol"] = []string{e.protocol}
 		ctx["sns:endpoint"] = e.values
-		q.ctx = ctx
+		q.Ctx = ctx
 		label = action + "(" + e.label + ")"
 	}
-	v := m.a.evaluate(q)
+	v := iameval.Evaluate(q)
 	c := Cell{Principal: p.name, Class: p.class, Action: label, Resource: t.name, Want: m.need(p, action, t, e), Got: v.Decision, Because: v.Because}
 	m.Cells = append(m.Cells, c)
 	if e != nil {
@@ -734,7 +735,7 @@ func (m *AccessMatrix) cell(p *principal, q request, t *target, e *endpoint) {
 func (a *assembly) principalsNamedBy(t *target) (exact map[string]bool, patterns []string) {
 	exact = map[string]bool{}
 	add := func(s statement, v any) {
-		id := a.resourcePattern(s.t, v)
+		id := s.Render(v)
 		switch {
 		case id == "" || id == "*":
 		case strings.ContainsAny(id, "*?"):
@@ -743,10 +744,10 @@ func (a *assembly) principalsNamedBy(t *target) (exact map[string]bool, patterns
 			exact[id] = true
 		}
 	}
-	for _, s := range t.policy {
+	for _, s := range t.Policy {
 		for _, pv := range []any{s.Principal, s.NotPrincipal} {
 			pm, _ := pv.(map[string]any)
-			for _, v := range listOf(pm["AWS"]) {
+			for _, v := range iameval.ListOf(pm["AWS"]) {
 				add(s, v)
 			}
 		}
@@ -754,7 +755,7 @@ func (a *assembly) principalsNamedBy(t *target) (exact map[string]bool, patterns
 			bm, _ := block.(map[string]any)
 			for k, vals := range bm {
 				if strings.EqualFold(k, "aws:PrincipalArn") {
-					for _, v := range listOf(vals) {
+					for _, v := range iameval.ListOf(vals) {
 						add(s, v)
 					}
 				}
@@ -764,7 +765,7 @@ func (a *assembly) principalsNamedBy(t *target) (exact map[string]bool, patterns
 	for _, adm := range t.admins {
 		patterns = append(patterns, adm)
 	}
-	return exact, uniqueSorted(patterns)
+	return exact, cfnmodel.UniqueSorted(patterns)
 }
 
 // identityCover indexes which targets each role's identity statements reach.
@@ -782,13 +783,13 @@ func (m *AccessMatrix) identityIndex() *identityCover {
 		if p.class != classHandler && p.class != classRole {
 			continue
 		}
-		for _, s := range p.identity {
+		for _, s := range p.Identity {
 			if s.NotResource != nil {
 				c.pattern[p] = append(c.pattern[p], coverPattern{pattern: "*"})
 				continue
 			}
-			for _, r := range listOf(s.Resource) {
-				pat := m.a.resourcePattern(s.t, r)
+			for _, r := range iameval.ListOf(s.Resource) {
+				pat := s.Render(r)
 				if pat == "" {
 					continue
 				}
@@ -805,7 +806,7 @@ func (m *AccessMatrix) identityIndex() *identityCover {
 
 // reaches says whether one of p's identity statements names t.
 func (c *identityCover) reaches(p *principal, t *target) bool {
-	for _, al := range t.aliases {
+	for _, al := range t.Aliases {
 		for _, q := range c.exact[al] {
 			if q == p {
 				return true
@@ -813,8 +814,8 @@ func (c *identityCover) reaches(p *principal, t *target) bool {
 		}
 	}
 	for _, cp := range c.pattern[p] {
-		for _, al := range t.aliases {
-			if strings.HasPrefix(al, cp.prefix) && coversAny(cp.pattern, []string{al}) || strings.Contains(al, "*") && coversAny(cp.pattern, []string{al}) {
+		for _, al := range t.Aliases {
+			if strings.HasPrefix(al, cp.prefix) && iameval.CoversAny(cp.pattern, []string{al}) || strings.Contains(al, "*") && iameval.CoversAny(cp.pattern, []string{al}) {
 				return true
 			}
 		}
@@ -851,7 +852,7 @@ func (m *AccessMatrix) Classes() []ClassCount {
 		}
 	}
 	var out []ClassCount
-	for _, k := range sortedKeys(by) {
+	for _, k := range cfnmodel.SortedKeys(by) {
 		by[k].Principals = len(principals[k])
 		out = append(out, *by[k])
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -47,7 +48,7 @@ func field(m map[string]any, key string) any {
 }
 
 func intField(m map[string]any, key string) (int, bool) {
-	if n := num(field(m, key), -1); n >= 0 {
+	if n := cfnmodel.Number(field(m, key), -1); n >= 0 {
 		return n, true
 	}
 	return 0, false

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -33,9 +35,9 @@ func (b *BitmapBucket) NoncurrentVersionExpiryDays() int {
 		if !covers(r, b.Prefix) {
 			continue
 		}
-		d := num(dig(r, "NoncurrentVersionExpiration", "NoncurrentDays"), 0)
+		d := cfnmodel.Number(cfnmodel.Dig(r, "NoncurrentVersionExpiration", "NoncurrentDays"), 0)
 		if d == 0 {
-			d = num(r["NoncurrentVersionExpirationInDays"], 0)
+			d = cfnmodel.Number(r["NoncurrentVersionExpirationInDays"], 0)
 		}
 		if d > 0 && (best == 0 || d < best) {
 			best = d
@@ -49,10 +51,10 @@ func (a *assembly) bucketOf(t *template, v any) (*template, string, bool) {
 	if v == nil {
 		return nil, "", false
 	}
-	id := a.ident(t, v)
-	bt, bid, ok := a.resourceOf(id)
+	id := a.Ident(t, v)
+	bt, bid, ok := a.ResourceOf(id)
 	if !ok {
-		bt, bid, ok = a.byAlias("arn:aws:s3:::"+id, "AWS::S3::Bucket")
+		bt, bid, ok = a.ByAlias("arn:aws:s3:::"+id, "AWS::S3::Bucket")
 	}
 	if !ok || bt.Resources[bid].Type != "AWS::S3::Bucket" {
 		return nil, "", false
@@ -76,7 +78,7 @@ func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants
 	bp := s.Path + ".bitmapBucket"
 	props := b.Properties
 	if rc, ok := field(props, "ReplicationConfiguration").(map[string]any); ok {
-		for i, r := range listOf(field(rc, "Rules")) {
+		for i, r := range iameval.ListOf(field(rc, "Rules")) {
 			rm, _ := r.(map[string]any)
 			if !enabled(rm) || !overlaps(rulePrefix(rm), b.Prefix) {
 				continue
@@ -88,19 +90,19 @@ func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants
 			f.add(b.BucketID, name, timing.BreaksErasure, "replicates %q to another bucket: the replica keeps every generation subject erasure deletes here, without bound; remove the rule or keep it off the library's prefix", b.Prefix)
 		}
 	}
-	for i, cfg := range listOf(field(props, "IntelligentTieringConfigurations")) {
+	for i, cfg := range iameval.ListOf(field(props, "IntelligentTieringConfigurations")) {
 		cm, _ := cfg.(map[string]any)
 		if !enabled(cm) || !overlaps(rulePrefix(cm), b.Prefix) {
 			continue
 		}
-		for _, tier := range listOf(field(cm, "Tierings")) {
+		for _, tier := range iameval.ListOf(field(cm, "Tierings")) {
 			tm, _ := tier.(map[string]any)
 			if at, _ := field(tm, "AccessTier").(string); archiveTiers[at] {
 				name := fmt.Sprintf("%s.intelligentTiering[%d]", bp, i)
 				if id, ok := field(cm, "Id").(string); ok && id != "" {
 					name = fmt.Sprintf("%s.intelligentTiering[%s]", bp, id)
 				}
-				f.add(b.BucketID, name, timing.BreaksErasure, "moves objects under %q to %s after %d days: a GET needs a restore first, so the store can no longer read, erase or verify them; remove the archive tier", rulePrefix(cm), at, num(field(tm, "Days"), 0))
+				f.add(b.BucketID, name, timing.BreaksErasure, "moves objects under %q to %s after %d days: a GET needs a restore first, so the store can no longer read, erase or verify them; remove the archive tier", rulePrefix(cm), at, cfnmodel.Number(field(tm, "Days"), 0))
 				break
 			}
 		}
@@ -121,10 +123,10 @@ func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants
 // recovery points. It is refused unless every recovery point (and every copy
 // of one) is deleted within limit days; then it is part of the lingering bound.
 func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp string, limit int) {
-	bucket := aliases(b.t, b.BucketID)
+	bucket := cfnmodel.Aliases(b.t, b.BucketID)
 	tags := bucketTags(b.Properties)
-	for _, t := range a.templates {
-		for _, selID := range t.ids() {
+	for _, t := range a.Templates {
+		for _, selID := range t.IDs() {
 			sel := t.Resources[selID]
 			if sel.Type != "AWS::Backup::BackupSelection" {
 				continue
@@ -138,23 +140,23 @@ func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp string, limit i
 				label = n
 			}
 			name := fmt.Sprintf("%s.backups[%s]", bp, label)
-			pt, planID, ok := a.resourceOf(a.ident(t, sel.Properties["BackupPlanId"]))
+			pt, planID, ok := a.ResourceOf(a.Ident(t, sel.Properties["BackupPlanId"]))
 			if !ok || pt.Resources[planID].Type != "AWS::Backup::BackupPlan" {
 				f.add(b.BucketID, name, timing.BreaksErasure, "a backup selection includes the bucket under a plan outside this app: its recovery points keep erased ids for a time the check cannot see; remove the bucket from it or declare the plan here with a deletion within %d days", limit)
 				continue
 			}
 			longest, unbounded := 0, false
 			plan, _ := pt.Resources[planID].Properties["BackupPlan"].(map[string]any)
-			for _, rule := range listOf(plan["BackupPlanRule"]) {
+			for _, rule := range iameval.ListOf(plan["BackupPlanRule"]) {
 				rm, _ := rule.(map[string]any)
 				lifecycles := []any{rm["Lifecycle"]}
-				for _, ca := range listOf(rm["CopyActions"]) {
+				for _, ca := range iameval.ListOf(rm["CopyActions"]) {
 					cam, _ := ca.(map[string]any)
 					lifecycles = append(lifecycles, cam["Lifecycle"])
 				}
 				for _, lc := range lifecycles {
 					lm, _ := lc.(map[string]any)
-					d := num(lm["DeleteAfterDays"], 0)
+					d := cfnmodel.Number(lm["DeleteAfterDays"], 0)
 					if d == 0 {
 						unbounded = true
 					}
@@ -177,21 +179,21 @@ func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp string, limit i
 // selects says whether a backup selection includes the bucket: by resource
 // ARN (wildcards included) or by one of its tags, and not excluded.
 func (a *assembly) selects(t *template, bs map[string]any, bucket []string, tags map[string]string) bool {
-	for _, r := range listOf(bs["NotResources"]) {
-		if coversAny(a.ident(t, r), bucket) {
+	for _, r := range iameval.ListOf(bs["NotResources"]) {
+		if iameval.CoversAny(a.Ident(t, r), bucket) {
 			return false
 		}
 	}
-	for _, r := range listOf(bs["Resources"]) {
-		if coversAny(a.ident(t, r), bucket) {
+	for _, r := range iameval.ListOf(bs["Resources"]) {
+		if iameval.CoversAny(a.Ident(t, r), bucket) {
 			return true
 		}
 	}
-	for _, lt := range listOf(bs["ListOfTags"]) {
+	for _, lt := range iameval.ListOf(bs["ListOfTags"]) {
 		m, _ := lt.(map[string]any)
 		k, _ := m["ConditionKey"].(string)
 		v, _ := m["ConditionValue"].(string)
-		if val, ok := tags[k]; ok && (v == "" || globMatch(v, val)) {
+		if val, ok := tags[k]; ok && (v == "" || iameval.GlobMatch(v, val)) {
 			return true
 		}
 	}
@@ -200,7 +202,7 @@ func (a *assembly) selects(t *template, bs map[string]any, bucket []string, tags
 
 func bucketTags(props map[string]any) map[string]string {
 	out := map[string]string{}
-	for _, t := range listOf(props["Tags"]) {
+	for _, t := range iameval.ListOf(props["Tags"]) {
 		m, _ := t.(map[string]any)
 		k, _ := m["Key"].(string)
 		v, _ := m["Value"].(string)
@@ -212,7 +214,7 @@ func bucketTags(props map[string]any) map[string]string {
 // bucketKey is the KMS key the bucket's default encryption names, "" if none.
 func (a *assembly) bucketKey(b *BitmapBucket) string {
 	if v := a.bucketKeyValue(b); v != nil {
-		return a.ident(b.t, v)
+		return a.Ident(b.t, v)
 	}
 	return ""
 }
@@ -243,7 +245,7 @@ func (a *assembly) checkSharedKeys(stores []*storeCheck, topics topicRefs) Findi
 				if qid == "" {
 					continue
 				}
-				if k := a.ident(other.t, other.t.Resources[qid].Properties["KmsMasterKeyId"]); k != "" && k == key {
+				if k := a.Ident(other.t, other.t.Resources[qid].Properties["KmsMasterKeyId"]); k != "" && k == key {
 					shared = append(shared, qid)
 				}
 			}

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -132,7 +134,7 @@ func Check(paths []string, cfg Config) (*Result, error) {
 // CheckDirectory checks a cloud assembly directory (nested assemblies and
 // nested stacks included).
 func CheckDirectory(dir string, cfg Config) (*Result, error) {
-	paths, err := TemplatePaths(dir)
+	paths, err := cfnmodel.TemplatePaths(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -141,14 +143,14 @@ func CheckDirectory(dir string, cfg Config) (*Result, error) {
 
 func (a *assembly) check(cfg Config) *Result {
 	c := constantsOr(cfg.Constants)
-	a.params = cfg.Parameters
+	a.SetParams(cfg.Parameters)
 	topics := a.erasureTopics(cfg.TopicArns)
 	res := &Result{}
 	var stores []*storeCheck
-	for _, t := range a.templates {
-		for _, id := range t.ids() {
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
 			sub := t.Resources[id]
-			if made, known := a.created(t, sub); known && !made {
+			if made, known := a.Created(t, sub); known && !made {
 				continue // not created under the template's conditions
 			}
 			if sub.Type != "AWS::SNS::Subscription" || !topics.names(a, t, sub.Properties["TopicArn"]) {
@@ -173,18 +175,15 @@ func (a *assembly) check(cfg Config) *Result {
 		// Always: who may send to a store's queue (a request nobody published
 		// is erased) and who may publish on the topic (an ERASE every store
 		// obeys). The rest of the matrix is Access's.
-		// And, by the same evaluator, whether SNS acting for the topic may
-		// deliver: send to each store's queue and use its key, with the request
-		// context SNS sends (aws:SourceArn, aws:SourceAccount of the topic's
-		// owner), every Allow, Deny and condition counted. A handler the path
-		// needs but cannot have is the store rules' (handlerRole).
+		// Whether SNS acting for the topic may deliver (send to each store's
+		// queue, use its key) is asked of the same evaluator by the store
+		// rules (queuePolicy, encryptionKey), and what a handler needs
+		// (handlerRole, responseQueue): the lockdown refuses the cells that
+		// must be denied.
 		m := a.matrixOf(res.Stores, cfg, lockdownCells)
 		res.Findings = append(res.Findings, m.findingsOf(func(c Cell) bool {
-			kind := m.targets[c.Resource].kind
-			if c.Want == Allowed {
-				return c.Principal == ErasureTopicSNS && (kind == channelpolicy.Queue || kind == channelpolicy.QueueKey)
-			}
-			return kind != channelpolicy.QueueKey // who else may use a store's key is Access's
+			// Who else may use a store's key is Access's.
+			return c.Want != Allowed && m.targets[c.Resource].kind != channelpolicy.QueueKey
 		})...)
 		if _, tid, ok := a.channelTopic(); ok && len(m.decl.publishers) == 0 {
 			t := m.targets["topic"]
@@ -232,8 +231,9 @@ func (a *assembly) checkBranches(t *template, subID string, sub resource, c cont
 			assume[name] = mask&(1<<i) != 0
 			label = append(label, fmt.Sprintf("%s=%v", name, assume[name]))
 		}
-		a.assume = map[*template]map[string]bool{t: assume}
-		if made, known := a.created(t, sub); known && !made {
+		a.SetAssume(map[*template]map[string]bool{t: assume})
+		sub, ok := t.Resources[subID]
+		if !ok {
 			runs-- // no store under this deploy
 			continue
 		}
@@ -250,7 +250,7 @@ func (a *assembly) checkBranches(t *template, subID string, sub resource, c cont
 			byKey[k].where = append(byKey[k].where, strings.Join(label, ", "))
 		}
 	}
-	a.assume = nil
+	a.SetAssume(nil)
 	if first == nil { // the subscription exists under no deploy
 		return &storeCheck{t: t, f: findings{t: t}}
 	}
@@ -270,7 +270,7 @@ func (a *assembly) checkBranches(t *template, subID string, sub resource, c cont
 func (a *assembly) undecidedLeaves(t *template) []string {
 	var out []string
 	for name, def := range t.Conditions {
-		if _, known := a.condition(t, name, 0); known {
+		if _, known := a.Condition(t, name); known {
 			continue
 		}
 		if b, _ := json.Marshal(def); strings.Contains(string(b), `"Condition"`) {
@@ -291,7 +291,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		f.add(subID, path+".protocol", timing.Invalid, "%q: only an SQS queue gives retries, a dead-letter queue and pass two; subscribe a queue", proto)
 		return sc
 	}
-	queueID := refID(sub.Properties["Endpoint"])
+	queueID := cfnmodel.RefID(sub.Properties["Endpoint"])
 	q, ok := t.Resources[queueID]
 	if !ok || q.Type != "AWS::SQS::Queue" {
 		f.add(subID, path+".endpoint", timing.Invalid, "the subscribed queue is not declared in stack %s, so nothing can check it; declare the queue in the stack of its subscription", t.Stack)
@@ -302,13 +302,13 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	s.Path = "Store[" + t.Stack + "/" + queueID + "]"
 	set := &s.Spec.Settings
 	*set = timing.Defaults(c)
-	set.VisibilityTimeoutSeconds = a.numAt(t, q.Properties["VisibilityTimeout"], sqsDefaultVisibilitySeconds)
-	set.RetentionSeconds = a.numAt(t, q.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds)
-	set.QueueDelaySeconds = a.numAt(t, q.Properties["DelaySeconds"], 0)
-	redrive, dlq := a.redriveOf(t, q.Properties)
-	set.MaxReceiveCount = num(redrive["maxReceiveCount"], 0)
+	set.VisibilityTimeoutSeconds = a.NumAt(t, q.Properties["VisibilityTimeout"], sqsDefaultVisibilitySeconds)
+	set.RetentionSeconds = a.NumAt(t, q.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds)
+	set.QueueDelaySeconds = a.NumAt(t, q.Properties["DelaySeconds"], 0)
+	redrive, dlq := a.RedriveOf(t, q.Properties)
+	set.MaxReceiveCount = cfnmodel.Number(redrive["maxReceiveCount"], 0)
 	s.DeadLetterID = dlq
-	s.RawDelivery = isTrue(sub.Properties["RawMessageDelivery"])
+	s.RawDelivery = cfnmodel.IsTrue(sub.Properties["RawMessageDelivery"])
 
 	// Functions with an event source on the queue.
 	type esm struct {
@@ -316,9 +316,9 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		props map[string]any
 	}
 	var esms []esm
-	for _, id := range t.ids() {
-		if r := t.Resources[id]; r.Type == "AWS::Lambda::EventSourceMapping" && refersTo(r.Properties["EventSourceArn"], queueID) {
-			if made, known := a.created(t, r); known && !made {
+	for _, id := range t.IDs() {
+		if r := t.Resources[id]; r.Type == "AWS::Lambda::EventSourceMapping" && cfnmodel.RefersTo(r.Properties["EventSourceArn"], queueID) {
+			if made, known := a.Created(t, r); known && !made {
 				continue // not created under the template's conditions
 			}
 			esms = append(esms, esm{id, r.Properties})
@@ -335,15 +335,15 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	s.PartialReport = len(esms) > 0
 	firstESM := ""
 	for _, e := range esms {
-		fnID := functionOf(t, refID(e.props["FunctionName"]))
+		fnID := functionOf(t, cfnmodel.RefID(e.props["FunctionName"]))
 		fn, ok := t.Resources[fnID]
 		if !ok || fn.Type != "AWS::Lambda::Function" {
 			f.add(e.id, s.Path+".eventSource", timing.Invalid, "the event source %s invokes a function not declared in stack %s, so nothing can check its timeout or grants; declare the function beside the queue", e.id, t.Stack)
 			continue
 		}
 		s.FunctionIDs = append(s.FunctionIDs, fnID)
-		timeout := a.numAt(t, fn.Properties["Timeout"], lambdaDefaultTimeoutSeconds)
-		env, _ := dig(fn.Properties, "Environment", "Variables").(map[string]any)
+		timeout := a.NumAt(t, fn.Properties["Timeout"], lambdaDefaultTimeoutSeconds)
+		env, _ := cfnmodel.Dig(fn.Properties, "Environment", "Variables").(map[string]any)
 		if s.FunctionID == "" {
 			s.FunctionID, firstESM = fnID, e.id
 			a.readerSettings(set, t, e.props, env, timeout)
@@ -383,12 +383,12 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			s.PartialReport = false
 			f.add(e.id, s.Path+".reportBatchItemFailures", timing.Missing, "the event source of function %s does not report partial batch failures: one failed record retries the whole batch, answering others twice; set FunctionResponseTypes [ReportBatchItemFailures]", fnID)
 		}
-		if en := e.props["Enabled"]; en != nil && a.ident(t, en) == "false" {
+		if en := e.props["Enabled"]; en != nil && a.Ident(t, en) == "false" {
 			f.add(e.id, s.Path+".eventSource", timing.BreaksErasure, "the event source of function %s is disabled: requests wait unread until they expire; enable it", fnID)
 		}
-		if rc, ok := fn.Properties["ReservedConcurrentExecutions"]; ok && num(rc, -1) == 0 {
+		if rc, ok := fn.Properties["ReservedConcurrentExecutions"]; ok && cfnmodel.Number(rc, -1) == 0 {
 			f.add(fnID, s.Path+".reservedConcurrency", timing.BreaksErasure, "function %s has a reserved concurrency of 0: it never runs; remove the setting", fnID)
-		} else if n := num(rc, -1); ok && n > 0 && n < minReservedConcurrency {
+		} else if n := cfnmodel.Number(rc, -1); ok && n > 0 && n < minReservedConcurrency {
 			// AWS's guidance for an SQS event source: reserve at least 5, or
 			// the pollers' throttled invocations return messages to the queue,
 			// each receive counting toward maxReceiveCount, and requests
@@ -401,7 +401,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			value{fnID, "passTwoDelay", env[contract.EnvPassTwoDelaySeconds]}, value{fnID, "batchTimeout", env[contract.EnvBatchTimeoutSeconds]})
 	}
 	if region, ok := sub.Properties["Region"].(string); ok && region != "" {
-		if arn := a.ident(t, sub.Properties["TopicArn"]); strings.HasPrefix(arn, "arn:") {
+		if arn := a.Ident(t, sub.Properties["TopicArn"]); strings.HasPrefix(arn, "arn:") {
 			if parts := strings.Split(arn, ":"); len(parts) > 3 && parts[3] != "" && parts[3] != region {
 				f.add(subID, s.Path+".subscription.region", timing.Invalid, "%s is not the topic's region (%s): SNS rejects the subscription at deploy (the Region of a subscription is the topic's); remove Region or set it to the topic's", region, parts[3])
 			}
@@ -414,7 +414,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	if sub.Properties["FilterPolicy"] != nil || sub.Properties["FilterPolicyScope"] != nil {
 		f.add(subID, s.Path+".filterPolicy", timing.BreaksErasure, "a filter policy drops the requests it does not match without a trace; remove it and answer NOT_APPLICABLE instead")
 	}
-	if isTrue(q.Properties["FifoQueue"]) {
+	if cfnmodel.IsTrue(q.Properties["FifoQueue"]) {
 		f.add(queueID, s.Path+".queue", timing.FIFO, "pass two needs per-message delay; use a standard queue")
 	}
 	if len(esms) == 0 {
@@ -423,7 +423,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	if s.DeadLetterID == "" {
 		f.add(queueID, s.Path+".deadLetterQueue", timing.Missing, "no redrive policy: a request that always fails is retried until retention ends and then lost; add a dead-letter queue with maxReceiveCount at most %d", c.MaxReceiveCount)
 	} else if dlq, ok := t.Resources[s.DeadLetterID]; ok {
-		if r := num(dlq.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds); r != c.QueueRetentionSeconds {
+		if r := cfnmodel.Number(dlq.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds); r != c.QueueRetentionSeconds {
 			f.add(s.DeadLetterID, s.Path+".deadLetterQueue.retentionPeriod", timing.NotDerived, "%d s is not the channel retention of %d s (queueRetentionSeconds)", r, c.QueueRetentionSeconds)
 		}
 	}
@@ -438,12 +438,12 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		f.out = append(f.out, bf.out...)
 	}
 	for _, u := range values {
-		if _, intrinsic := u.v.(map[string]any); intrinsic && num(a.ident(t, u.v), -1) < 0 {
+		if _, intrinsic := u.v.(map[string]any); intrinsic && cfnmodel.Number(a.Ident(t, u.v), -1) < 0 {
 			f.add(u.id, s.Path+"."+u.field, timing.UnresolvedToken, "a value only deploy knows (an SSM parameter, an import from another app, a condition the check cannot decide): its cap cannot be checked at synth, and it is not assumed; give a literal, or a parameter with a Default")
 		}
 	}
 	a.checkQueueKey(sc, sub)
-	a.checkQueuePolicy(sc)
+	a.checkQueuePolicy(sc, sub)
 	a.checkReaders(sc)
 	if len(esms) > 0 {
 		for _, p := range set.Check(c, s.Path) {
@@ -462,13 +462,13 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 // as CloudFormation resolves it.
 func (a *assembly) readerSettings(set *timing.Store, t *template, esm, env map[string]any, timeout int) {
 	set.HandlerTimeoutSeconds = timeout
-	set.BatchSize = a.numAt(t, esm["BatchSize"], esmDefaultBatchSize)
-	set.MaxBatchingWindowSeconds = a.numAt(t, esm["MaximumBatchingWindowInSeconds"], 0)
+	set.BatchSize = a.NumAt(t, esm["BatchSize"], esmDefaultBatchSize)
+	set.MaxBatchingWindowSeconds = a.NumAt(t, esm["MaximumBatchingWindowInSeconds"], 0)
 	if v, ok := env[contract.EnvPassTwoDelaySeconds]; ok {
-		set.PassTwoDelaySeconds = a.numAt(t, v, set.PassTwoDelaySeconds)
+		set.PassTwoDelaySeconds = a.NumAt(t, v, set.PassTwoDelaySeconds)
 	}
 	if v, ok := env[contract.EnvBatchTimeoutSeconds]; ok {
-		set.BatchTimeoutSeconds = a.numAt(t, v, set.BatchTimeoutSeconds)
+		set.BatchTimeoutSeconds = a.NumAt(t, v, set.BatchTimeoutSeconds)
 	} else {
 		set.BatchTimeoutSeconds = min(set.BatchTimeoutSeconds, max(timeout, 1))
 	}
@@ -499,7 +499,8 @@ func timingResource(path, queueID, fnID, esmID string) string {
 }
 
 // checkQueueKey: the queue is under a customer-managed KMS key that is not
-// the topic's, SNS may use it, and only on behalf of this topic.
+// the topic's, SNS acting for the topic may use it, and SNS acting for a
+// topic of another account may not: both asked of the evaluator.
 func (a *assembly) checkQueueKey(sc *storeCheck, sub resource) {
 	t, s, f := sc.t, sc.store, &sc.f
 	keyRef := sc.queue.Properties["KmsMasterKeyId"]
@@ -507,76 +508,91 @@ func (a *assembly) checkQueueKey(sc *storeCheck, sub resource) {
 		f.add(s.QueueID, s.Path+".encryptionKey", timing.Missing, "the queue is not under a KMS key: it holds customer keys; encrypt it with a customer-managed key of the store's own")
 		return
 	}
-	if ks, ok := keyRef.(string); ok && (strings.HasPrefix(ks, "alias/aws/") || strings.Contains(ks, ":alias/aws/")) {
+	if ks := a.Ident(t, keyRef); strings.HasPrefix(ks, "alias/aws/") || strings.Contains(ks, ":alias/aws/") {
 		f.add(s.QueueID, s.Path+".encryptionKey", timing.BreaksErasure, "%s is AWS-managed: SNS cannot use it, so every delivery is dropped; use a customer-managed key", ks)
 		return
 	}
-	kt, keyID, inApp := a.resourceOf(a.keyIdent(t, keyRef))
-	if !inApp {
-		return // an imported key: its policy is not in this assembly
-	}
-	if topicKey := a.ident(t, dig(a.topicResource(t, sub.Properties["TopicArn"]), "KmsMasterKeyId")); topicKey != "" && topicKey == a.ident(t, keyRef) {
+	if topicKey := a.Ident(t, cfnmodel.Dig(a.topicResource(t, sub.Properties["TopicArn"]), "KmsMasterKeyId")); topicKey != "" && topicKey == a.Ident(t, keyRef) {
 		f.add(s.QueueID, s.Path+".encryptionKey", timing.Invalid, "the queue shares the topic's key: a publisher's key grant would reach the store's queue; give the queue a key of its own")
 	}
-	key := kt.Resources[keyID]
-	if key.Type != "AWS::KMS::Key" {
-		return
+	key := a.keyTarget(t, keyRef, "sqs")
+	if key == nil {
+		return // an imported key: its policy is not in this assembly
 	}
-	allowed, scoped := snsAllowed(statements(key.Properties["KeyPolicy"]), "kms:GenerateDataKey", "kms:Decrypt")
-	switch {
-	case !allowed:
-		f.add(keyID, s.Path+".encryptionKey", timing.BreaksErasure, "the key policy does not let sns.amazonaws.com use kms:GenerateDataKey and kms:Decrypt: SNS cannot encrypt deliveries and drops them; allow it, scoped with aws:SourceArn of the topic")
-	case !scoped:
-		f.add(keyID, s.Path+".encryptionKey", timing.ConfusedDeputy, "the key policy lets sns.amazonaws.com use the key for any topic; add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount")
+	for _, act := range []string{"kms:GenerateDataKey", "kms:Decrypt"} {
+		if v := a.decide(a.topicSNS(t, sub), act, key); v.Decision == Denied {
+			f.add(key.id, s.Path+".encryptionKey", timing.BreaksErasure, "SNS acting for the erasure topic may not %s with the key (%s): SNS cannot encrypt deliveries and drops them; allow sns.amazonaws.com, scoped with aws:SourceArn of the topic", act, v.Because)
+			return
+		}
+	}
+	if v := a.decide(a.otherTopicSNS(t, sub, key.Policy), "kms:GenerateDataKey", key); v.Decision == Allowed {
+		f.add(key.id, s.Path+".encryptionKey", timing.ConfusedDeputy, "the key policy lets SNS use the key for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount", v.Because)
 	}
 }
 
 // topicResource is the properties of the topic a subscription names, when
 // the topic is a resource of the assembly.
 func (a *assembly) topicResource(t *template, topicArn any) map[string]any {
-	if tt, id, ok := a.resourceOf(a.ident(t, topicArn)); ok {
+	if tt, id, ok := a.ResourceOf(a.Ident(t, topicArn)); ok {
 		return tt.Resources[id].Properties
 	}
 	return nil
 }
 
-// queuePolicyStatements are the statements of every queue policy on the queue.
-func (a *assembly) queuePolicyStatements(t *template, queueID string) []statement {
-	var stmts []statement
-	for _, id := range t.ids() {
-		if r := t.Resources[id]; r.Type == "AWS::SQS::QueuePolicy" && mentions(r.Properties["Queues"], queueID) {
-			stmts = append(stmts, labelled(statementsIn(t, r.Properties["PolicyDocument"]), t, id)...)
-		}
+// topicSNS is SNS acting for the topic a subscription names: aws:SourceArn
+// the topic (its ARN, or its reference in this app), aws:SourceAccount its
+// owner, from the topic's region.
+func (a *assembly) topicSNS(t *template, sub resource) *principal {
+	v := sub.Properties["TopicArn"]
+	id := a.Ident(t, v)
+	if id == "" {
+		id = a.IdentPattern(t, v)
 	}
-	return stmts
+	p := &principal{name: ErasureTopicSNS, class: classTopicSNS, Principal: iameval.Principal{Service: "sns.amazonaws.com",
+		Aliases: []string{id}, Account: iameval.ARNAccount(id), Region: iameval.ARNRegion(id)}}
+	if tt, tid, ok := a.ResourceOf(id); ok {
+		p.Aliases, p.Account, p.Region = cfnmodel.Aliases(tt, tid), tt.Account, tt.Region
+	} else if tt, tid, ok := a.ByAlias(id, "AWS::SNS::Topic"); ok {
+		p.Aliases, p.Account, p.Region = cfnmodel.Aliases(tt, tid), tt.Account, tt.Region
+	}
+	return p
 }
 
-// checkQueuePolicy: SNS may send to the queue, and only from this topic.
-func (a *assembly) checkQueuePolicy(sc *storeCheck) {
+// otherTopicSNS is SNS acting for a topic of an account no policy of stmts
+// names, in the erasure topic's region: what a confused deputy would be.
+func (a *assembly) otherTopicSNS(t *template, sub resource, stmts []statement) *principal {
+	accounts := map[string]bool{t.Account: true}
+	for _, s := range stmts {
+		aws, _ := s.PrincipalValues()
+		for _, v := range aws {
+			accounts[v] = true
+			accounts[iameval.ARNAccount(v)] = true
+		}
+		for _, k := range []string{"aws:SourceArn", "aws:SourceAccount", "aws:SourceOwner"} {
+			for _, v := range s.ConditionValues(k) {
+				accounts[v] = true
+				accounts[iameval.ARNAccount(v)] = true
+			}
+		}
+	}
+	acct := freshAccount(accounts)
+	region := a.topicSNS(t, sub).Region
+	return &principal{name: otherTopicSNS + anyAccountLabel, class: classOtherSNS, Principal: iameval.Principal{Service: "sns.amazonaws.com",
+		Aliases: []string{fmt.Sprintf("arn:aws:sns:%s:%s:erasure-witness-topic", iameval.OrStar(region), acct)}, Account: acct, Region: region}}
+}
+
+// checkQueuePolicy: SNS acting for the topic may send to the queue, and SNS
+// acting for a topic of another account may not: both asked of the evaluator.
+func (a *assembly) checkQueuePolicy(sc *storeCheck, sub resource) {
 	s := sc.store
-	allowed, scoped := snsAllowed(a.queuePolicyStatements(sc.t, s.QueueID), "sqs:SendMessage")
-	switch {
-	case !allowed:
-		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.BreaksErasure, "no queue policy lets sns.amazonaws.com send to the queue: SNS drops every delivery; allow sqs:SendMessage with aws:SourceArn of the topic")
-	case !scoped:
-		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.ConfusedDeputy, "the queue policy lets any topic send; add a condition on aws:SourceArn (the erasure topic)")
+	queue := a.policyTarget(sc.t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
+	if v := a.decide(a.topicSNS(sc.t, sub), "sqs:SendMessage", queue); v.Decision == Denied {
+		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.BreaksErasure, "SNS acting for the erasure topic may not send to the queue (%s): SNS drops every delivery; allow sqs:SendMessage to sns.amazonaws.com with aws:SourceArn of the topic", v.Because)
+		return
 	}
-}
-
-// snsAllowed says whether a statement lets sns.amazonaws.com take every one
-// of actions, and whether one such statement is scoped to a source.
-func snsAllowed(stmts []statement, actions ...string) (allowed, scoped bool) {
-	for _, st := range stmts {
-		all := true
-		for _, act := range actions {
-			all = all && st.allows("sns.amazonaws.com", act)
-		}
-		if all {
-			allowed = true
-			scoped = scoped || st.scoped()
-		}
+	if v := a.decide(a.otherTopicSNS(sc.t, sub, queue.Policy), "sqs:SendMessage", queue); v.Decision == Allowed {
+		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.ConfusedDeputy, "the queue policy lets SNS send for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic)", v.Because)
 	}
-	return allowed, scoped
 }
 
 // functionOf resolves a Lambda alias or version, as Lambda invokes it, to the
@@ -588,7 +604,7 @@ func functionOf(t *template, id string) string {
 		if !ok || r.Type != "AWS::Lambda::Alias" && r.Type != "AWS::Lambda::Version" {
 			return id
 		}
-		next := refID(r.Properties["FunctionName"])
+		next := cfnmodel.RefID(r.Properties["FunctionName"])
 		if next == "" {
 			return id
 		}

@@ -20,6 +20,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 )
 
 var (
@@ -32,7 +35,7 @@ func TestExportOracleCases(t *testing.T) {
 	if *oracleAssembly == "" {
 		t.Skip("no -oracle.assembly: make oracle-access runs this")
 	}
-	files, err := templateFiles([]string{*oracleAssembly})
+	files, err := cfnmodel.TemplateFiles([]string{*oracleAssembly})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +85,8 @@ func TestExportOracleCases(t *testing.T) {
 func mutate(a *assembly, r *rand.Rand) map[uintptr]bool {
 	touched := map[uintptr]bool{}
 	var docs []map[string]any
-	for _, t := range a.templates {
-		for _, id := range t.ids() {
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
 			res := t.Resources[id]
 			for _, k := range []string{"PolicyDocument", "KeyPolicy"} {
 				if d, ok := res.Properties[k].(map[string]any); ok {
@@ -148,7 +151,7 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 	m := a.accessMatrix(Config{})
 	reaches := func(stmts []statement) bool {
 		for _, s := range stmts {
-			if s.src != nil && touched[reflect.ValueOf(s.src).Pointer()] {
+			if s.Source != nil && touched[reflect.ValueOf(s.Source).Pointer()] {
 				return true
 			}
 		}
@@ -163,7 +166,7 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 			lid, suffix = lid[:i], lid[i:]
 		}
 		var tt *template
-		for _, x := range a.templates {
+		for _, x := range a.Templates {
 			if x.Path == file {
 				tt = x
 			}
@@ -207,13 +210,13 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 	// The response key, as a store in another app names it: by a literal key
 	// ARN of its account and region (the evaluator's one assumption).
 	if rk := m.targets["response-key"]; rk != nil {
-		for _, t := range a.templates {
-			for _, id := range t.ids() {
+		for _, t := range a.Templates {
+			for _, id := range t.IDs() {
 				if r := t.Resources[id]; r.Type == "AWS::IAM::Policy" {
-					for _, s := range statementsIn(t, r.Properties["PolicyDocument"]) {
-						for _, res := range stringsOf(s.Resource) {
-							if strings.HasPrefix(res, "arn:aws:kms:") && arnAccount(res) == rk.account {
-								keyLiteral[rk.aliases[0]] = res
+					for _, s := range iameval.Parse(r.Properties["PolicyDocument"], nil, "") {
+						for _, res := range iameval.StringsOf(s.Resource) {
+							if strings.HasPrefix(res, "arn:aws:kms:") && iameval.ARNAccount(res) == rk.Account {
+								keyLiteral[rk.Aliases[0]] = res
 							}
 						}
 					}
@@ -239,7 +242,7 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 			if len(x) == 1 {
 				for k := range x {
 					if k == "Ref" || strings.HasPrefix(k, "Fn::") {
-						id := a.ident(t, x)
+						id := a.Ident(t, x)
 						if strings.HasPrefix(id, "res:") {
 							return arnOf(id)
 						}
@@ -261,11 +264,11 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 			m := map[string]any{"Effect": s.Effect}
 			for k, v := range map[string]any{"Principal": s.Principal, "Action": s.Action, "NotAction": s.NotAction, "Resource": s.Resource, "NotResource": s.NotResource} {
 				if v != nil {
-					m[k] = render(s.t, v)
+					m[k] = render(templateOf(s), v)
 				}
 			}
 			if len(s.Condition) > 0 {
-				m["Condition"] = render(s.t, s.Condition)
+				m["Condition"] = render(templateOf(s), s.Condition)
 			}
 			list = append(list, m)
 		}
@@ -274,12 +277,12 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 	var sims []any
 	for i, c := range m.Cells {
 		p, r := m.principals[c.Principal], m.targets[c.Resource]
-		if touched != nil && !reaches(r.policy) && !reaches(p.identity) {
+		if touched != nil && !reaches(r.Policy) && !reaches(p.Identity) {
 			continue
 		}
 		req := m.requestOf(i)
 		ctx := map[string]any{}
-		for k, v := range req.ctx {
+		for k, v := range req.Ctx {
 			var vals []string
 			for _, x := range v {
 				if strings.HasPrefix(x, "res:") {
@@ -294,9 +297,9 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 				ctx[k] = vals[0]
 			}
 		}
-		principalArn := p.service
+		principalArn := p.Service
 		if principalArn == "" {
-			for _, al := range p.aliases {
+			for _, al := range p.Aliases {
 				if strings.HasPrefix(al, "res:") {
 					al = arnOf(al)
 				}
@@ -305,30 +308,38 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 				}
 			}
 			name := principalArn[strings.LastIndex(principalArn, "/")+1:]
-			principalArn = fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/session", p.account, name)
+			principalArn = fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/session", p.Account, name)
 		}
-		resArn := r.aliases[0]
+		resArn := r.Aliases[0]
 		if strings.HasPrefix(resArn, "res:") {
 			resArn = arnOf(resArn)
 		}
 		sim := map[string]any{
 			"cell": c,
 			"simulation": map[string]any{
-				"request": map[string]any{"principal": principalArn, "action": req.action,
-					"resource": map[string]any{"resource": resArn, "accountId": r.account}, "contextVariables": ctx},
+				"request": map[string]any{"principal": principalArn, "action": req.Action,
+					"resource": map[string]any{"resource": resArn, "accountId": r.Account}, "contextVariables": ctx},
 				"identityPolicies":        []any{},
 				"serviceControlPolicies":  []any{},
 				"resourceControlPolicies": []any{},
 			},
 		}
 		s := sim["simulation"].(map[string]any)
-		if p.service == "" {
-			s["identityPolicies"] = []any{map[string]any{"name": "identity", "policy": doc(p.identity)}}
+		if p.Service == "" {
+			s["identityPolicies"] = []any{map[string]any{"name": "identity", "policy": doc(p.Identity)}}
 		}
-		if len(r.policy) > 0 {
-			s["resourcePolicy"] = doc(r.policy)
+		if len(r.Policy) > 0 {
+			s["resourcePolicy"] = doc(r.Policy)
 		}
 		sims = append(sims, sim)
 	}
 	return sims
+}
+
+// templateOf is the template a statement was read from, nil for a built one.
+func templateOf(s statement) *template {
+	if sc, ok := s.Scope.(scope); ok {
+		return sc.t
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/internal/bounded"
 )
 
@@ -50,7 +51,7 @@ var ErrNoReport = errors.New("erasurecheck: no validation report")
 // violation of every plugin, one entry per violating construct, and one
 // entry per plugin that failed to run.
 func ReadValidationReport(dir string) ([]ReportedViolation, error) {
-	b, err := bounded.ReadFile(filepath.Join(dir, ValidationReportFile), maxManifestBytes)
+	b, err := bounded.ReadFile(filepath.Join(dir, ValidationReportFile), cfnmodel.MaxManifestBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNoReport
 	}

@@ -1,173 +1,11 @@
 package erasurecheck
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// TestDecodeYAMLShortForms: every short-form intrinsic becomes its full
-// form, GetAtt's dotted string is split, and numbers, booleans and dates
-// read as encoding/json reads a JSON template.
-func TestDecodeYAMLShortForms(t *testing.T) {
-	doc, err := decodeTemplate([]byte(`
-Resources:
-  Q:
-    Type: AWS::SQS::Queue
-    Properties:
-      A: !Ref X
-      B: !GetAtt Q.Arn
-      C: !Sub "arn:${AWS::Partition}:sqs"
-      D: !Join [":", [a, !Ref Y]]
-      E: !ImportValue Exported
-      F: 60
-      G: true
-      H: 2012-10-17
-      I: !If [Cond, 1, 2]
-`), "t.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := doc["Resources"].(map[string]any)["Q"].(map[string]any)["Properties"].(map[string]any)
-	for key, want := range map[string]string{
-		"A": "map[Ref:X]", "B": "map[Fn::GetAtt:[Q Arn]]", "C": "map[Fn::Sub:arn:${AWS::Partition}:sqs]",
-		"D": "map[Fn::Join:[: [a map[Ref:Y]]]]", "E": "map[Fn::ImportValue:Exported]", "F": "60", "G": "true",
-		"H": "2012-10-17", "I": "map[Fn::If:[Cond 1 2]]",
-	} {
-		if got := strings.TrimSpace(fmtValue(p[key])); got != want {
-			t.Errorf("%s: %s, want %s", key, got, want)
-		}
-	}
-}
-
-func fmtValue(v any) string { return fmt.Sprint(v) }
-
-// TestDecodeRejectsWithoutEchoing: a broken template is refused with a
-// typed error naming the file and line, never the template's content.
-func TestDecodeRejectsWithoutEchoing(t *testing.T) {
-	for name, body := range map[string]string{
-		"not json":     `{"Resources": {"secret-value"`,
-		"unknown tag":  "Resources:\n  Q:\n    Type: !Secret secret-value\n",
-		"duplicate":    "Resources:\n  Q: {Type: a}\n  Q: {Type: secret-value}\n",
-		"no resources": "Outputs: {secret-value: 1}\n",
-		"merge key":    "x: &a {k: secret-value}\nResources:\n  <<: *a\n",
-	} {
-		_, err := decodeTemplate([]byte(body), "/some/dir/t.yaml")
-		if err == nil {
-			t.Errorf("%s: accepted", name)
-			continue
-		}
-		if strings.Contains(err.Error(), "secret-value") || strings.Contains(err.Error(), "/some/dir") {
-			t.Errorf("%s: the error echoes the template or its path: %v", name, err)
-		}
-	}
-}
-
-// TestResourceLines: the line of each resource's logical id, in JSON and YAML.
-func TestResourceLines(t *testing.T) {
-	j := "{\n  \"Parameters\": {\"Resources\": {}},\n  \"Resources\": {\n    \"A\": {\"Type\": \"x\", \"Properties\": {\"B\": {\"C\": [1, {\"D\": 2}]}}},\n    \"B\": {\"Type\": \"y\"}\n  }\n}\n"
-	if got := resourceLines([]byte(j)); got["A"] != 4 || got["B"] != 5 || len(got) != 2 {
-		t.Errorf("JSON: %v, want A:4 B:5", got)
-	}
-	y, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := resourceLines(y)
-	for id, line := range lines {
-		if l := strings.Split(string(y), "\n")[line-1]; strings.TrimSpace(l) != id+":" {
-			t.Errorf("%s at line %d, which reads %q", id, line, l)
-		}
-	}
-	if len(lines) != 8 {
-		t.Errorf("%d resources, want 8", len(lines))
-	}
-}
-
-// TestIdentResolvesReferences: imports, nested-stack parameters, pseudo
-// parameters, joins and subs render to one comparable identity.
-func TestIdentResolvesReferences(t *testing.T) {
-	parent := &template{Path: "p", Account: "111111111111", Region: "eu-west-1", Resources: map[string]resource{"Topic": {Type: "AWS::SNS::Topic"}}}
-	child := &template{Path: "c", Account: "111111111111", Region: "eu-west-1", Resources: map[string]resource{},
-		Parameters: map[string]any{"TopicParam": map[string]any{}}, parent: parent,
-		parentParams: map[string]any{"TopicParam": map[string]any{"Ref": "Topic"}}}
-	exporter := &template{Path: "e", Resources: map[string]resource{"Q": {Type: "AWS::SQS::Queue"}}}
-	a := &assembly{templates: []*template{parent, child, exporter}, exports: map[string]exported{"Ex": {exporter, map[string]any{"Fn::GetAtt": []any{"Q", "Arn"}}}}}
-	for _, tc := range []struct {
-		t    *template
-		v    any
-		want string
-	}{
-		{child, map[string]any{"Ref": "TopicParam"}, "res:p#Topic"},
-		{child, map[string]any{"Fn::ImportValue": "Ex"}, "res:e#Q"},
-		{child, map[string]any{"Fn::Join": []any{"", []any{"https://sqs.", map[string]any{"Ref": "AWS::Region"}, ".", map[string]any{"Ref": "AWS::URLSuffix"}, "/1/q"}}}, "https://sqs.eu-west-1.amazonaws.com/1/q"},
-		{child, map[string]any{"Fn::Sub": "arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:q"}, "arn:aws:sqs:eu-west-1:111111111111:q"},
-		{child, map[string]any{"Fn::Sub": []any{"${X}/y", map[string]any{"X": map[string]any{"Fn::ImportValue": "Ex"}}}}, "res:e#Q/y"},
-		{child, map[string]any{"Ref": "Nothing"}, ""},
-		{child, map[string]any{"Fn::Join": []any{"", []any{"a", map[string]any{"Ref": "Nothing"}}}}, ""},
-	} {
-		if got := a.ident(tc.t, tc.v); got != tc.want {
-			t.Errorf("ident(%v) = %q, want %q", tc.v, got, tc.want)
-		}
-	}
-	if got := sqsURLToARN("https://sqs.eu-west-1.amazonaws.com/111111111111/erasure-responses"); got != "arn:aws:sqs:eu-west-1:111111111111:erasure-responses" {
-		t.Errorf("sqsURLToARN: %s", got)
-	}
-	for _, tc := range []struct {
-		pattern, s string
-		want       bool
-	}{
-		{"*", "res:a/b#C", true}, {"arn:aws:sqs:*:111111111111:*", "arn:aws:sqs:eu-west-1:111111111111:q", true},
-		{"res:p#Bucket/cbm/*", "res:p#Bucket/cbm/x/y", true}, {"arn:aws:sqs:eu-west-1:2:q", "arn:aws:sqs:eu-west-1:1:q", false},
-		{"", "", false},
-	} {
-		if got := globMatch(tc.pattern, tc.s); got != tc.want {
-			t.Errorf("globMatch(%q, %q) = %v", tc.pattern, tc.s, got)
-		}
-	}
-}
-
-// FuzzDecodeTemplate: the template reader never panics, and its errors never
-// carry the input.
-func FuzzDecodeTemplate(f *testing.F) {
-	for _, p := range []string{"testdata/store-clean.yaml", "testdata/store-broken.yaml"} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Add([]byte(`{"Resources": {"A": {"Type": "AWS::SQS::Queue", "Properties": {"X": {"Fn::GetAtt": ["A", "Arn"]}}}}}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		_, err := decodeTemplate(b, "fuzz.yaml")
-		_ = resourceLines(b)
-		if err != nil && len(b) > 12 && strings.Contains(err.Error(), string(b)) {
-			t.Fatalf("the error echoes the input")
-		}
-	})
-}
-
-// FuzzReadAssembly feeds the assembly reader a manifest and a template of
-// its own: it returns (a result or an error naming no input) and never
-// panics, loops or leaves the directory.
-func FuzzReadAssembly(f *testing.F) {
-	f.Add([]byte(`{"artifacts":{"S":{"type":"aws:cloudformation:stack","properties":{"templateFile":"S.template.json"}}}}`),
-		[]byte(`{"Resources":{"N":{"Type":"AWS::CloudFormation::Stack","Metadata":{"aws:asset:path":"S.template.json"},"Properties":{}}}}`))
-	f.Add([]byte(`{"artifacts":{"A":{"type":"cdk:cloud-assembly","properties":{"directoryName":"."}}}}`), []byte(`{"Resources":{}}`))
-	f.Add([]byte(`{"artifacts":{"S":{"type":"aws:cloudformation:stack","properties":{"templateFile":"../x"}}}}`), []byte("Resources:\n  A: !Bad x\n"))
-	f.Fuzz(func(t *testing.T, manifest, tpl []byte) {
-		dir := t.TempDir()
-		if os.WriteFile(filepath.Join(dir, "manifest.json"), manifest, 0o600) != nil || os.WriteFile(filepath.Join(dir, "S.template.json"), tpl, 0o600) != nil {
-			t.Skip()
-		}
-		_, err := readPaths([]string{dir})
-		if err != nil && len(tpl) > 16 && strings.Contains(err.Error(), string(tpl)) {
-			t.Fatalf("the error echoes the template")
-		}
-	})
-}
 
 // TestRedrivePolicyAsAJSONString: CloudFormation takes RedrivePolicy as an
 // object or as a JSON string; the clean store with either form (the string
@@ -464,18 +302,109 @@ func TestDeliveryAsIAMDecidesIt(t *testing.T) {
 		"clean": {body, "Access[", ""},
 		"an unconditional Deny for SNS": {strings.Replace(body, policyEnd, policyEnd+
 			"          - Effect: Deny\n            Principal: { Service: sns.amazonaws.com }\n            Action: sqs:SendMessage\n            Resource: !GetAtt Requests.Arn\n", 1),
-			"Access[queue/", ": Missing"},
-		"an Allow for a stale topic only": {strings.Replace(body, allowSNS, strings.Replace(allowSNS, "erasure-topic", "erasure-topic-old", 1), 1), "Access[queue/", ": Missing"},
+			".queuePolicy", ": BreaksErasure"},
+		"an Allow for a stale topic only":                                 {strings.Replace(body, allowSNS, strings.Replace(allowSNS, "erasure-topic", "erasure-topic-old", 1), 1), ".queuePolicy", ": BreaksErasure"},
+		"an Allow for any topic of the topic owner's account":             {strings.Replace(body, allowSNS, strings.Replace(allowSNS, "ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }", "StringEquals: { aws:SourceAccount: \"111111111111\" }", 1), 1), ".queuePolicy", ""},
+		"an Allow for any topic, which the policy's Deny still keeps out": {strings.Replace(body, allowSNS, strings.Replace(allowSNS, "ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }", "ArnLike: { aws:SourceArn: \"arn:aws:sns:*:*:*\" }", 1), 1), ".queuePolicy", ""},
+		"a key for any topic": {strings.Replace(body, keyCond, strings.Replace(keyCond,
+			"ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }", "ArnLike: { aws:SourceArn: \"arn:aws:sns:*:*:*\" }", 1), 1),
+			".encryptionKey", ": ConfusedDeputy"},
 		"a key condition on the store's account": {strings.Replace(body, keyCond, strings.Replace(keyCond,
 			"ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }", "StringEquals: { aws:SourceAccount: \"222222222222\" }", 1), 1),
-			"Access[queue-key/", ": Missing"},
+			".encryptionKey", ": BreaksErasure"},
 		"a key condition on the topic owner's account": {strings.Replace(body, keyCond, strings.Replace(keyCond,
 			"ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }", "StringEquals: { aws:SourceAccount: \"111111111111\" }", 1), 1),
-			"Access[queue-key/", ""},
+			".encryptionKey", ""},
 		"the key through an alias": {viaAlias, "Access[", ""},
 		"the key through an alias, SNS not allowed": {strings.Replace(viaAlias, keyCond, "            Action: [kms:Decrypt]\n            Resource: \"*\"\n            Condition:\n              ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }\n", 1),
-			"Access[queue-key/", ": Missing"},
+			".encryptionKey", ": BreaksErasure"},
 	} {
 		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, c.about, c.want) })
+	}
+}
+
+// TestIntrinsicsAsCloudFormationResolvesThem: Fn::FindInMap, Fn::Select,
+// Fn::Split, AWS::NoValue and resource conditions, each where a rule reads
+// it, through CheckPaths on a YAML template.
+func TestIntrinsicsAsCloudFormationResolvesThem(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(clean)
+	const (
+		visibility = "      VisibilityTimeout: 360\n"
+		queueKey   = "      KmsMasterKeyId: !GetAtt Key.Arn\n      MessageRetentionPeriod: 86400\n      VisibilityTimeout: 360\n"
+		topic      = "      TopicArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic\n"
+		params     = "Parameters:\n"
+		mappings   = "Mappings:\n  Settings:\n    prod: { Visibility: 360, Topics: \"arn:aws:sns:eu-west-1:111111111111:erasure-topic,arn:aws:sns:eu-west-1:111111111111:other\" }\n    dev: { Visibility: 100 }\n"
+		stage      = "  Stage:\n    Type: String\n    Default: prod\n"
+		isDev      = "Conditions:\n  IsDev: !Equals [!Ref Stage, dev]\n"
+	)
+	for _, s := range []string{visibility, queueKey, topic, params} {
+		if !strings.Contains(body, s) {
+			t.Fatalf("the fixture changed: %q", s)
+		}
+	}
+	with := func(old, new string) string {
+		b := strings.Replace(body, params, mappings+isDev+params+stage, 1)
+		return strings.Replace(b, old, new, 1)
+	}
+	for name, c := range map[string]struct {
+		body   string
+		params map[string]string
+		about  string
+		want   string
+	}{
+		"visibility from a mapping, right":       {with(visibility, "      VisibilityTimeout: !FindInMap [Settings, !Ref Stage, Visibility]\n"), nil, "visibilityTimeout", ""},
+		"visibility from a mapping, wrong (dev)": {with(visibility, "      VisibilityTimeout: !FindInMap [Settings, !Ref Stage, Visibility]\n"), map[string]string{"Stage": "dev"}, "visibilityTimeout", ": NotDerived"},
+		"the topic picked from a split list":     {with(topic, "      TopicArn: !Select [0, !Split [\",\", !FindInMap [Settings, prod, Topics]]]\n"), nil, "visibilityTimeout", ""},
+		"the key dropped by AWS::NoValue in dev": {with(queueKey, strings.Replace(queueKey, "!GetAtt Key.Arn", "!If [IsDev, !Ref AWS::NoValue, !GetAtt Key.Arn]", 1)), map[string]string{"Stage": "dev"}, "encryptionKey", ": Missing"},
+		"the key kept outside dev":               {with(queueKey, strings.Replace(queueKey, "!GetAtt Key.Arn", "!If [IsDev, !Ref AWS::NoValue, !GetAtt Key.Arn]", 1)), nil, "encryptionKey", ""},
+		"a visibility removed by AWS::NoValue":   {with(visibility, "      VisibilityTimeout: !Ref AWS::NoValue\n"), nil, "visibilityTimeout", ": NotDerived"},
+	} {
+		t.Run(name, func(t *testing.T) { assertFindingsWith(t, c.body, c.params, c.about, c.want) })
+	}
+}
+
+// TestQueueURLsAsTheHandlerReadsThem: the handler's own queue URL must be the
+// queue its event source reads, by reference or by the URL of its name; a
+// value only deploy knows is UnresolvedToken.
+func TestQueueURLsAsTheHandlerReadsThem(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(clean)
+	const (
+		envVars  = "          ERASURE_SUBSCRIBER: plain\n"
+		named    = "      VisibilityTimeout: 360\n"
+		params   = "Parameters:\n"
+		fromSSM  = "  QueueURL:\n    Type: AWS::SSM::Parameter::Value<String>\n    Default: /store/queue-url\n"
+		ownURL   = "https://sqs.eu-west-1.amazonaws.com/111111111111/store-requests"
+		otherURL = "https://sqs.eu-west-1.amazonaws.com/111111111111/store-other"
+	)
+	for _, s := range []string{envVars, named, params} {
+		if !strings.Contains(body, s) {
+			t.Fatalf("the fixture changed: %q", s)
+		}
+	}
+	const own = "          ERASURE_QUEUE_URL: !Ref Requests\n"
+	if !strings.Contains(body, own) {
+		t.Fatalf("the fixture changed: %q", own)
+	}
+	env := func(b, value string) string {
+		return strings.Replace(b, own, "          ERASURE_QUEUE_URL: "+value+"\n", 1)
+	}
+	withName := strings.Replace(body, named, named+"      QueueName: store-requests\n", 1)
+	for name, c := range map[string]struct{ body, want string }{
+		"by reference":                        {env(body, "!Ref Requests"), ""},
+		"the dead-letter queue":               {env(body, "!Ref DeadLetters"), ": BreaksErasure"},
+		"by the URL of its name":              {env(withName, ownURL), ""},
+		"by the URL of another name":          {env(withName, otherURL), ": BreaksErasure"},
+		"a literal URL, the name is deploy's": {env(body, ownURL), ": UnresolvedToken"},
+		"from SSM":                            {strings.Replace(env(body, "!Ref QueueURL"), params, params+fromSSM, 1), ": UnresolvedToken"},
+	} {
+		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, ".environment.ERASURE_QUEUE_URL", c.want) })
 	}
 }

@@ -1,9 +1,13 @@
 package erasurecheck
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -15,14 +19,14 @@ type topicRefs struct {
 
 func (a *assembly) erasureTopics(extraARNs []string) topicRefs {
 	r := topicRefs{idents: append([]string(nil), extraARNs...)}
-	for _, t := range a.templates {
-		for _, id := range t.ids() {
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
 			if res := t.Resources[id]; res.Type == "AWS::SNS::Topic" && res.Metadata[TopicMetadataKey] == true {
-				r.idents = append(r.idents, aliases(t, id)...)
+				r.idents = append(r.idents, cfnmodel.Aliases(t, id)...)
 			}
 		}
 	}
-	r.idents = uniqueSorted(r.idents)
+	r.idents = cfnmodel.UniqueSorted(r.idents)
 	return r
 }
 
@@ -33,15 +37,15 @@ func (a *assembly) erasureTopics(extraARNs []string) topicRefs {
 // own account and region (!Sub arn:aws:sns:${AWS::Region}:${AWS::AccountId}:name):
 // those unknowns match any value of an ARN the check was given.
 func (r topicRefs) names(a *assembly, t *template, v any) bool {
-	if id := a.ident(t, v); id != "" {
-		return containsString(r.idents, id)
+	if id := a.Ident(t, v); id != "" {
+		return slices.Contains(r.idents, id)
 	}
-	pattern := a.identPattern(t, v)
+	pattern := a.IdentPattern(t, v)
 	if !strings.Contains(pattern, "*") || strings.HasPrefix(pattern, "res:") {
 		return false
 	}
 	for _, id := range r.idents {
-		if !strings.HasPrefix(id, "res:") && globMatch(pattern, id) {
+		if !strings.HasPrefix(id, "res:") && iameval.GlobMatch(pattern, id) {
 			return true
 		}
 	}
@@ -51,8 +55,8 @@ func (r topicRefs) names(a *assembly, t *template, v any) bool {
 // isTopicKey says whether ident is the key of an erasure topic.
 func (a *assembly) isTopicKey(r topicRefs, keyIdent string) bool {
 	for _, ti := range r.idents {
-		if tt, id, ok := a.resourceOf(ti); ok {
-			if k := a.ident(tt, tt.Resources[id].Properties["KmsMasterKeyId"]); k != "" && k == keyIdent {
+		if tt, id, ok := a.ResourceOf(ti); ok {
+			if k := a.Ident(tt, tt.Resources[id].Properties["KmsMasterKeyId"]); k != "" && k == keyIdent {
 				return true
 			}
 		}
@@ -66,15 +70,13 @@ func (a *assembly) isTopicKey(r topicRefs, keyIdent string) bool {
 // may send to the response queue and use the response queue's key.
 func (a *assembly) checkFunctionWiring(sc *storeCheck, fnID string, fn resource, env map[string]any) {
 	t, s, f := sc.t, sc.store, &sc.f
-	roleIdent := a.ident(t, fn.Properties["Role"])
-	rt, roleID, ok := a.resourceOf(roleIdent)
-	if !ok {
+	if _, _, ok := a.ResourceOf(a.Ident(t, fn.Properties["Role"])); !ok {
 		return // an imported role: its policies are not in this assembly (README: known limits)
 	}
-	stmts := a.roleStatements(rt, roleID)
-	if keyRef := sc.queue.Properties["KmsMasterKeyId"]; keyRef != nil {
-		if k := a.ident(t, keyRef); strings.HasPrefix(k, "res:") && !a.identityAllows(stmts, []string{k}, "kms:Decrypt") {
-			f.add(fnID, s.Path+".handlerRole", timing.Missing, "the role of function %s may not kms:Decrypt the queue's key: the event source cannot read a single message; grant kms:Decrypt on the key", fnID)
+	role := a.rolePrincipal(t, fn.Properties["Role"])
+	if key := a.keyTarget(t, sc.queue.Properties["KmsMasterKeyId"], "sqs"); key != nil {
+		if v := a.decide(role, "kms:Decrypt", key); v.Decision == Denied {
+			f.add(fnID, s.Path+".handlerRole", timing.Missing, "the role of function %s may not kms:Decrypt the queue's key (%s): the event source cannot read a single message; grant kms:Decrypt on the key", fnID, v.Because)
 		}
 	}
 	urlValue, ok := env[contract.EnvResponseQueueURL]
@@ -90,105 +92,64 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, fnID string, fn resource,
 		urlValue = map[string]any{"Fn::GetAtt": []any{rid, "Arn"}}
 		t = rt
 	}
-	queue := a.ident(t, urlValue)
+	queue := a.Ident(t, urlValue)
 	if queue == "" {
-		queue = a.identPattern(t, urlValue) // a plain template's own account and region
+		queue = a.IdentPattern(t, urlValue) // a plain template's own account and region
 	}
 	if queue == "" {
 		f.add(fnID, s.Path+".responseQueue", timing.UnresolvedToken, "function %s names the response queue (%s) with a value the check cannot resolve, so its grants cannot be checked; give the queue's URL, a reference or an import", fnID, contract.EnvResponseQueueURL)
 		return
 	}
-	queue = sqsURLToARN(queue)
-	targets := []string{queue}
-	var keyTargets []string
-	keyKnown := false
-	qt, qid, inApp := a.resourceOf(queue)
+	queue = cfnmodel.SQSURLToARN(queue)
+	qt, qid, inApp := a.ResourceOf(queue)
 	if !inApp { // a literal ARN: the channel's queue may still be in this assembly, under its name
-		qt, qid, inApp = a.byAlias(queue, "AWS::SQS::Queue")
+		qt, qid, inApp = a.ByAlias(queue, "AWS::SQS::Queue")
 	}
 	if inApp && qt == sc.t && (qid == s.QueueID || qid == s.DeadLetterID) {
 		return // answers to the store's own queue: checkHandlerEnvironment's line
 	}
+	// The response queue and its key: with their policies where they are in
+	// this app; otherwise by ARN, their policies outside what was read (the
+	// evaluator then decides only what the role's own policies settle).
+	var rq, rkey *target
 	if inApp {
-		targets = aliases(qt, qid)
+		rq = a.policyTarget(qt, qid, "AWS::SQS::QueuePolicy", "Queues")
 		if k := qt.Resources[qid].Properties["KmsMasterKeyId"]; k != nil {
-			keyKnown = true
-			keyTargets = []string{a.ident(qt, k)}
+			rkey = a.responseKey(qt, qid)
+			if rkey == nil { // a key of another app, by ARN
+				rkey = a.outsideKey(a.Ident(qt, k), qt.Account, qt.Region)
+			}
 		}
+	} else {
+		rq = &target{Resource: iameval.Resource{Aliases: []string{queue}, Account: iameval.ARNAccount(queue), Region: iameval.ARNRegion(queue), PolicyUnknown: true}}
+		// Whether the channel's queue is encrypted is not known here: the
+		// channel's queues always are (ErasureChannel), so a key of the
+		// queue's account and region must be usable.
+		rkey = a.outsideKey("", rq.Account, rq.Region)
 	}
-	if inApp {
-		if roster, ok := a.rosterOf(qt, qid); ok && !a.onRoster(rt, roleID, roster) {
-			f.add(fnID, s.Path+".roster", timing.Missing, "the role of function %s is not on the channel's roster: the response queue denies every answer it sends; add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (contract.HandlerName)", fnID)
-		}
+	if v := a.decide(role, "sqs:SendMessage", rq); v.Decision == Denied && v.DeniedByResource && a.isChannelQueue(rq) {
+		f.add(fnID, s.Path+".roster", timing.Missing, "the role of function %s is not on the channel's roster: the response queue denies every answer it sends (%s); add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (contract.HandlerName)", fnID, v.Because)
+	} else if v.Decision == Denied {
+		f.add(fnID, s.Path+".responseQueue", timing.Missing, "the role of function %s may not sqs:SendMessage to the response queue (%s): every answer fails and the store's requests dead-letter; grant sqs:SendMessage on it", fnID, v.Because)
 	}
-	if !a.identityAllows(stmts, targets, "sqs:SendMessage") {
-		f.add(fnID, s.Path+".responseQueue", timing.Missing, "the role of function %s may not sqs:SendMessage to the response queue: every answer fails and the store's requests dead-letter; grant sqs:SendMessage on it", fnID)
+	if rkey == nil {
+		return
 	}
-	account := arnAccount(queue)
-	if inApp {
-		account = qt.Account
-	}
-	if !inApp || keyKnown {
-		if !a.keyUsable(stmts, keyTargets, account, inApp) {
-			f.add(fnID, s.Path+".responseQueue", timing.Missing, "the role of function %s may not use the response queue's key (kms:GenerateDataKey and kms:Decrypt): every answer fails; grant both on the channel's response key", fnID)
+	for _, act := range []string{"kms:GenerateDataKey", "kms:Decrypt"} {
+		if v := a.decide(role, act, rkey); v.Decision == Denied {
+			f.add(fnID, s.Path+".responseQueue", timing.Missing, "the role of function %s may not use the response queue's key (%s: %s): every answer fails; grant kms:GenerateDataKey and kms:Decrypt on the channel's response key", fnID, act, v.Because)
+			return
 		}
 	}
 }
 
-// keyUsable: the statements allow kms:GenerateDataKey and kms:Decrypt on the
-// response queue's key. When the key is a resource of this assembly, on that
-// key; when the channel is elsewhere, on a key named by ARN in the response
-// queue's account (the check cannot know which key that is, only that the
-// grant names one where the queue is), or on every key.
-func (a *assembly) keyUsable(stmts []statement, keyTargets []string, queueAccount string, inApp bool) bool {
-	actions := []string{"kms:GenerateDataKey", "kms:Decrypt"}
-	if inApp {
-		if a.identityAllows(stmts, keyTargets, actions...) {
-			return true
-		}
+// outsideKey is a KMS key of another app: by its ARN where it is known,
+// else any key of account and region; its key policy is outside what was read.
+func (a *assembly) outsideKey(arn, account, region string) *target {
+	if !strings.HasPrefix(arn, "arn:") {
+		arn = fmt.Sprintf("arn:aws:kms:%s:%s:key/*", iameval.OrStar(region), iameval.OrStar(account))
 	}
-	if queueAccount == "" {
-		return false
-	}
-	for _, act := range actions {
-		ok := false
-		for _, st := range stmts {
-			if st.Effect != "Allow" || !st.hasAction(act) {
-				continue
-			}
-			for _, r := range listOf(st.Resource) {
-				id := a.ident(st.t, r)
-				if id == "" {
-					id = a.identPattern(st.t, r)
-				}
-				if id == "*" || strings.HasPrefix(id, "arn:aws:kms:") && (arnAccount(id) == queueAccount || queueAccount == "*" || arnAccount(id) == "*") ||
-					strings.HasPrefix(id, "arn:aws:kms:*:") || strings.HasPrefix(id, "arn:*:kms:") {
-					ok = true
-				}
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// byAlias finds a resource of type typ whose literal ARN is arn.
-func (a *assembly) byAlias(arn, typ string) (*template, string, bool) {
-	for _, t := range a.templates {
-		for _, id := range t.ids() {
-			if t.Resources[id].Type != typ {
-				continue
-			}
-			for _, al := range aliases(t, id)[1:] {
-				if al == arn {
-					return t, id, true
-				}
-			}
-		}
-	}
-	return nil, "", false
+	return &target{Resource: iameval.Resource{Aliases: []string{arn}, Account: account, Region: region, IsKey: true, Via: "sqs", PolicyUnknown: true}}
 }
 
 // checkReaders: every reader of the store queue is one the check can judge.
@@ -198,56 +159,78 @@ func (a *assembly) byAlias(arn, typ string) (*template, string, bool) {
 // without the visibility/timeout rule holding: refused, naming the reader.
 func (a *assembly) checkReaders(sc *storeCheck) {
 	t, s, f := sc.t, sc.store, &sc.f
-	queue := aliases(t, s.QueueID)
+	queue := a.policyTarget(t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
 	handlerRoles := map[string]bool{}
 	for _, fnID := range s.FunctionIDs {
-		handlerRoles[a.ident(t, t.Resources[fnID].Properties["Role"])] = true
+		handlerRoles[a.Ident(t, t.Resources[fnID].Properties["Role"])] = true
 	}
-	for _, rt := range a.templates {
-		for _, id := range rt.ids() {
+	for _, rt := range a.Templates {
+		for _, id := range rt.IDs() {
 			r := rt.Resources[id]
 			switch r.Type {
 			case "AWS::Pipes::Pipe":
-				if coversAny(a.ident(rt, r.Properties["Source"]), queue) {
+				if iameval.CoversAny(a.Ident(rt, r.Properties["Source"]), queue.Aliases) {
 					f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "EventBridge Pipe %s reads the queue: the check cannot judge its timeout against the visibility timeout nor its partial failures; consume the queue only with the handler's Lambda event source", id)
 				}
 			case "AWS::IAM::Role":
-				roleIdent := resIdent(rt, id)
-				if handlerRoles[roleIdent] {
+				if handlerRoles[cfnmodel.ResIdent(rt, id)] {
 					continue
 				}
-				if a.identityAllows(a.roleStatements(rt, id), queue, "sqs:ReceiveMessage") {
+				p := a.rolePrincipal(rt, map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
+				if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
 					f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "role %s (stack %s) may sqs:ReceiveMessage from the queue but is not the role of a function with an event source on it: a poller the check cannot judge would take requests from the handler; remove the grant", id, rt.Stack)
 				}
 			case "AWS::IAM::User", "AWS::IAM::Group":
-				var stmts []statement
-				for _, p := range listOf(r.Properties["Policies"]) {
-					pm, _ := p.(map[string]any)
-					stmts = append(stmts, statementsIn(rt, pm["PolicyDocument"])...)
-				}
-				for _, pid := range rt.ids() {
-					pr := rt.Resources[pid]
-					if (pr.Type == "AWS::IAM::Policy" || pr.Type == "AWS::IAM::ManagedPolicy") && (mentions(pr.Properties["Users"], id) || mentions(pr.Properties["Groups"], id)) {
-						stmts = append(stmts, statementsIn(rt, pr.Properties["PolicyDocument"])...)
-					}
-				}
-				if a.identityAllows(stmts, queue, "sqs:ReceiveMessage") {
+				p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(rt, id)}, Account: rt.Account, Identity: a.identityStatements(rt, id)}}
+				if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
 					f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "%s %s (stack %s) may sqs:ReceiveMessage from the queue: a reader the check cannot judge would take requests from the handler; remove the grant", strings.TrimPrefix(r.Type, "AWS::IAM::"), id, rt.Stack)
 				}
 			}
 		}
 	}
-	for _, st := range a.queuePolicyStatements(t, s.QueueID) {
-		if st.Effect != "Allow" || !st.hasAction("sqs:ReceiveMessage") {
-			continue
+	// Principals outside the app, as the queue policy draws them: each
+	// principal and service it names, and anyone of an account it does not
+	// name; each allowed everything by its own account, so that only the
+	// queue policy can keep it out.
+	seen := map[string]bool{}
+	ask := func(label string, p *principal) {
+		if seen[label] {
+			return
 		}
-		for _, p := range a.principalsOf(st) {
-			f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "the queue policy lets %s sqs:ReceiveMessage: a reader the check cannot judge (another account's poller) would take requests from the handler; remove the statement", describePrincipal(p))
+		seen[label] = true
+		if a.decide(p, "sqs:ReceiveMessage", queue).Decision != Allowed {
+			return
 		}
-		if pm, ok := st.Principal.(map[string]any); ok && pm["Service"] != nil {
-			f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "the queue policy lets a service (%s) sqs:ReceiveMessage: a reader the check cannot judge would take requests from the handler; remove the statement", strings.Join(stringsOf(pm["Service"]), ", "))
+		if p.Service != "" {
+			f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "the queue policy lets a service (%s) sqs:ReceiveMessage: a reader the check cannot judge would take requests from the handler; remove the statement", p.Service)
+			return
+		}
+		f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "the queue policy lets %s sqs:ReceiveMessage: a reader the check cannot judge (another account's poller) would take requests from the handler; remove the statement", describePrincipal(label))
+	}
+	accounts := map[string]bool{t.Account: true}
+	for _, st := range queue.Policy {
+		aws, services := st.PrincipalValues()
+		for _, v := range aws {
+			accounts[iameval.ARNAccount(v)], accounts[v] = true, true
+		}
+		for _, v := range aws {
+			switch {
+			case v == "" || v == "*" || handlerRoles[v] || v == t.Account && t.Account != "":
+			case len(v) == 12 && isDigits(v):
+				ask(v, &principal{Principal: iameval.Principal{Aliases: []string{"arn:aws:iam::" + v + ":role/erasure-witness"}, Account: v, Identity: everything}})
+			case strings.HasPrefix(v, "arn:") && !strings.ContainsAny(v, "*?"):
+				if iameval.ARNAccount(v) == t.Account && t.Account != "" {
+					continue // a principal of the store's account: the app's roles were asked above
+				}
+				ask(v, &principal{Principal: iameval.Principal{Aliases: []string{v}, Account: iameval.ARNAccount(v), Identity: everything}})
+			}
+		}
+		for _, svc := range services {
+			ask("service "+svc, &principal{Principal: iameval.Principal{Service: svc, Aliases: []string{"arn:aws:" + strings.Split(svc, ".")[0] + ":" + iameval.OrStar(t.Region) + ":" + iameval.OrStar(t.Account) + ":erasure-witness"}, Account: t.Account, Region: t.Region}})
 		}
 	}
+	fresh := freshAccount(accounts)
+	ask("*", &principal{Principal: iameval.Principal{Aliases: []string{"arn:aws:iam::" + fresh + ":role/erasure-witness"}, Account: fresh, Identity: everything}})
 }
 
 // describePrincipal names a principal without account-internal references.
@@ -261,51 +244,6 @@ func describePrincipal(p string) string {
 	return p
 }
 
-// rosterOf returns the principal ARN patterns the response queue's policy
-// admits answers from: the aws:PrincipalArn list of a Deny on
-// sqs:SendMessage to every other principal (ErasureChannel's roster).
-func (a *assembly) rosterOf(t *template, queueID string) ([]string, bool) {
-	var out []string
-	found := false
-	for _, st := range a.queuePolicyStatements(t, queueID) {
-		if st.Effect != "Deny" || !st.hasAction("sqs:SendMessage") {
-			continue
-		}
-		for op, cond := range st.Condition {
-			switch strings.ToLower(op) {
-			case "arnnotlike", "arnnotequals", "stringnotlike", "stringnotequals":
-			default:
-				continue
-			}
-			m, _ := cond.(map[string]any)
-			for k, v := range m {
-				if strings.EqualFold(k, "aws:PrincipalArn") {
-					found = true
-					for _, p := range listOf(v) {
-						out = append(out, a.resourcePattern(t, p))
-					}
-				}
-			}
-		}
-	}
-	return out, found
-}
-
-// onRoster says whether role id in t is one of the roster's patterns: its
-// ARN from its RoleName and its stack's account (any account when unknown).
-func (a *assembly) onRoster(t *template, roleID string, roster []string) bool {
-	name, _ := t.Resources[roleID].Properties["RoleName"].(string)
-	if name == "" {
-		return false // a name CloudFormation generates cannot be on a roster written before it
-	}
-	account := t.Account
-	if account == "" {
-		account = "*"
-	}
-	arn := "arn:aws:iam::" + account + ":role/" + name
-	return coversAny(arn, roster)
-}
-
 // Roster reads the roster's store names from the response queue ErasureChannel
 // marked (RosterMetadataKey) in cloud assembly directories or templates:
 // every store a round waits for. It returns nil when no channel with a
@@ -316,21 +254,21 @@ func Roster(paths []string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	for _, t := range a.templates {
-		for _, id := range t.ids() {
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
 			if r := t.Resources[id]; r.Type == "AWS::SQS::Queue" {
-				out = append(out, stringsOf(r.Metadata[RosterMetadataKey])...)
+				out = append(out, iameval.StringsOf(r.Metadata[RosterMetadataKey])...)
 			}
 		}
 	}
-	return uniqueSorted(out), nil
+	return cfnmodel.UniqueSorted(out), nil
 }
 
 // channelResponseQueue is the response queue ErasureChannel built in this
 // app (marked with its kind), if any.
 func (a *assembly) channelResponseQueue() (*template, string, bool) {
-	for _, t := range a.templates {
-		for _, id := range t.ids() {
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
 			if r := t.Resources[id]; r.Type == "AWS::SQS::Queue" && r.Metadata[channelpolicy.KindMetadataKey] == string(channelpolicy.ResponseQueue) {
 				return t, id, true
 			}
@@ -352,7 +290,7 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, fnID string, env map[
 		if !ok {
 			continue
 		}
-		value := a.ident(t, v)
+		value := a.Ident(t, v)
 		if value == "" || strings.HasPrefix(value, "res:") || strings.Contains(value, "${") {
 			continue // a reference or a value only deploy knows: judged by what it names
 		}
@@ -363,14 +301,32 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, fnID string, env map[
 		f.add(fnID, s.Path+".environment."+name, timing.Invalid, "function %s: the handler refuses this value at start-up (%s: %s), so every request dead-letters unanswered", fnID, name, p)
 	}
 	if v, ok := env[contract.EnvQueueURL]; ok {
-		if x := a.ident(t, v); strings.HasPrefix(x, "res:") && x != resIdent(t, s.QueueID) {
-			_, id, _ := a.resourceOf(x)
+		x := a.Ident(t, v)
+		own := cfnmodel.Aliases(t, s.QueueID)
+		switch {
+		case x == "":
+			f.add(fnID, s.Path+".environment."+contract.EnvQueueURL, timing.UnresolvedToken, "function %s takes its own queue's URL from a value only deploy knows (a parameter from SSM, another app's export): the check cannot tell it is the queue the event source reads; give a reference to the queue", fnID)
+		case strings.HasPrefix(x, "res:") && x != own[0]:
+			_, id, _ := a.ResourceOf(x)
 			f.add(fnID, s.Path+".environment."+contract.EnvQueueURL, timing.BreaksErasure, "function %s sends pass two to %s, not the queue its event source reads: pass two never runs and no ERASE completes; name the store's own queue", fnID, id)
+		case !strings.HasPrefix(x, "res:") && !iameval.CoversAny(cfnmodel.SQSURLToARN(x), own[1:]):
+			if len(own) > 1 { // the queue has a name: the URL names another queue
+				f.add(fnID, s.Path+".environment."+contract.EnvQueueURL, timing.BreaksErasure, "function %s sends pass two to a queue that is not the one its event source reads: pass two never runs and no ERASE completes; name the store's own queue", fnID)
+			} else {
+				f.add(fnID, s.Path+".environment."+contract.EnvQueueURL, timing.UnresolvedToken, "function %s names its own queue by a literal URL, while the queue's name is given at deploy: the check cannot tell it is the queue the event source reads; give a reference to the queue", fnID)
+			}
 		}
 	}
 	if v, ok := env[contract.EnvResponseQueueURL]; ok {
-		x := a.ident(t, v)
-		qt, qid, found := a.resourceOf(x)
+		x := a.Ident(t, v)
+		qt, qid, found := a.ResourceOf(x)
+		if !found && x != "" {
+			qt, qid, found = a.ByAlias(cfnmodel.SQSURLToARN(x), "AWS::SQS::Queue")
+			if ct, cid, channel := a.channelResponseQueue(); !found && channel && ct.Account != "" && ct.Region != "" && len(cfnmodel.Aliases(ct, cid)) > 1 {
+				f.add(fnID, s.Path+".environment."+contract.EnvResponseQueueURL, timing.BreaksErasure, "function %s answers on a queue that is not the channel's response queue: the account service never reads its answers; name the channel's response queue", fnID)
+				return
+			}
+		}
 		if !found || qt.Resources[qid].Type != "AWS::SQS::Queue" {
 			return
 		}
@@ -380,4 +336,10 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, fnID string, env map[
 			f.add(fnID, s.Path+".environment."+contract.EnvResponseQueueURL, timing.BreaksErasure, "function %s answers on %s, not the channel's response queue: the account service never reads its answers; name the channel's response queue", fnID, qid)
 		}
 	}
+}
+
+// isChannelQueue says whether r is the response queue ErasureChannel built
+// (its roster is in its metadata).
+func (a *assembly) isChannelQueue(r *target) bool {
+	return r.t != nil && r.t.Resources[r.id].Metadata[RosterMetadataKey] != nil
 }

@@ -1,4 +1,4 @@
-package erasurecheck
+package cfnmodel
 
 import (
 	"bytes"
@@ -30,10 +30,10 @@ var intrinsics = map[string]string{
 func decodeYAML(b []byte, path string) (map[string]any, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("erasurecheck: %s is neither a JSON nor a YAML template", filepath.Base(path))
+		return nil, fmt.Errorf("cfnmodel: %s is neither a JSON nor a YAML template", filepath.Base(path))
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return nil, fmt.Errorf("erasurecheck: %s is not a CloudFormation template", filepath.Base(path))
+		return nil, fmt.Errorf("cfnmodel: %s is not a CloudFormation template", filepath.Base(path))
 	}
 	c := &yamlConverter{file: filepath.Base(path)}
 	v, err := c.convert(doc.Content[0])
@@ -42,7 +42,7 @@ func decodeYAML(b []byte, path string) (map[string]any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("erasurecheck: %s is not a CloudFormation template", filepath.Base(path))
+		return nil, fmt.Errorf("cfnmodel: %s is not a CloudFormation template", filepath.Base(path))
 	}
 	return m, nil
 }
@@ -53,7 +53,7 @@ type yamlConverter struct {
 }
 
 func (c *yamlConverter) errorf(n *yaml.Node, format string, args ...any) error {
-	return fmt.Errorf("erasurecheck: %s line %d: %s", c.file, n.Line, fmt.Sprintf(format, args...))
+	return fmt.Errorf("cfnmodel: %s line %d: %s", c.file, n.Line, fmt.Sprintf(format, args...))
 }
 
 func (c *yamlConverter) convert(n *yaml.Node) (any, error) {

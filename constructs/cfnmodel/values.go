@@ -1,8 +1,9 @@
-package erasurecheck
+package cfnmodel
 
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -13,21 +14,21 @@ import (
 // of imports, parameters of nested stacks): it also stops a cycle.
 const maxIdentDepth = 24
 
-// ident renders a CloudFormation value as one comparable string. A literal
+// Ident renders a CloudFormation value as one comparable string. A literal
 // stays itself; a reference to a resource, by Ref or Fn::GetAtt whatever the
 // attribute, becomes "res:<template file>#<logical id>" (a queue's URL and
 // its ARN name the same queue); pseudo parameters resolve from the stack's
 // environment; Fn::ImportValue resolves to the exporting stack's value; a
 // nested stack's parameter to what its parent passes; Fn::Join and Fn::Sub
 // to their parts. It returns "" when any part is unknown.
-func (a *assembly) ident(t *template, v any) string { return a.identAt(t, v, 0, false) }
+func (a *Assembly) Ident(t *Template, v any) string { return a.identAt(t, v, 0, false) }
 
-// identPattern is ident with the pseudo parameters a plain template leaves
+// IdentPattern is ident with the pseudo parameters a plain template leaves
 // unknown (its account, region, stack) rendered as "*": a pattern that an
 // ARN of the erasure topic can be matched against.
-func (a *assembly) identPattern(t *template, v any) string { return a.identAt(t, v, 0, true) }
+func (a *Assembly) IdentPattern(t *Template, v any) string { return a.identAt(t, v, 0, true) }
 
-func (a *assembly) identAt(t *template, v any, depth int, wild bool) string {
+func (a *Assembly) identAt(t *Template, v any, depth int, wild bool) string {
 	if depth > maxIdentDepth {
 		return ""
 	}
@@ -47,7 +48,7 @@ func (a *assembly) identAt(t *template, v any, depth int, wild bool) string {
 		}
 		if args, ok := x["Fn::If"].([]any); ok && len(args) == 3 {
 			name, _ := args[0].(string)
-			v, known := a.condition(t, name, depth)
+			v, known := a.conditionAt(t, name, depth)
 			if !known {
 				return ""
 			}
@@ -56,9 +57,9 @@ func (a *assembly) identAt(t *template, v any, depth int, wild bool) string {
 			}
 			return a.identAt(t, args[2], depth+1, wild)
 		}
-		if id := refID(x); id != "" { // Fn::GetAtt
+		if id := RefID(x); id != "" { // Fn::GetAtt
 			if _, ok := t.Resources[id]; ok {
-				return resIdent(t, id)
+				return ResIdent(t, id)
 			}
 			return ""
 		}
@@ -82,6 +83,18 @@ func (a *assembly) identAt(t *template, v any, depth int, wild bool) string {
 			}
 			return strings.Join(out, sep)
 		}
+		if args, ok := x["Fn::FindInMap"].([]any); ok {
+			if v, found := a.findInMap(t, args, depth); found {
+				return a.identAt(t, v, depth+1, wild)
+			}
+			return ""
+		}
+		if _, ok := x["Fn::Select"]; ok {
+			if r := a.resolve(t, x, depth+1); !isIntrinsic(r, "Fn::Select") {
+				return a.identAt(t, r, depth+1, wild)
+			}
+			return ""
+		}
 		if sub, ok := x["Fn::Sub"]; ok {
 			return a.subIdent(t, sub, depth, wild)
 		}
@@ -90,7 +103,7 @@ func (a *assembly) identAt(t *template, v any, depth int, wild bool) string {
 }
 
 // refIdent renders Ref name (or ${name} in Fn::Sub, with attr for ${name.attr}).
-func (a *assembly) refIdent(t *template, name, attr string, depth int, wild bool) string {
+func (a *Assembly) refIdent(t *Template, name, attr string, depth int, wild bool) string {
 	or := func(known string) string {
 		if known == "" && wild {
 			return "*"
@@ -110,7 +123,7 @@ func (a *assembly) refIdent(t *template, name, attr string, depth int, wild bool
 		return or("")
 	}
 	if _, ok := t.Resources[name]; ok {
-		return resIdent(t, name)
+		return ResIdent(t, name)
 	}
 	if decl, ok := t.Parameters[name]; ok && attr == "" {
 		if v, ok := t.parentParams[name]; ok && t.parent != nil {
@@ -125,12 +138,12 @@ func (a *assembly) refIdent(t *template, name, attr string, depth int, wild bool
 // value passed at deploy: the one the check was given (erasurectl check
 // --parameter, Config.Parameters), else its Default. An SSM-typed parameter is
 // resolved from Parameter Store at deploy, unknowable here: "".
-func (a *assembly) parameterValue(name string, decl any) string {
+func (a *Assembly) parameterValue(name string, decl any) string {
 	d, _ := decl.(map[string]any)
 	if typ, _ := d["Type"].(string); strings.HasPrefix(typ, "AWS::SSM::Parameter::") {
 		return ""
 	}
-	if v, ok := a.params[name]; ok {
+	if v, ok := a.Params[name]; ok {
 		return v
 	}
 	switch v := d["Default"].(type) {
@@ -144,11 +157,15 @@ func (a *assembly) parameterValue(name string, decl any) string {
 	return ""
 }
 
-// condition evaluates a template condition as CloudFormation does, over the
+// Condition evaluates a template condition as CloudFormation does, over the
 // parameters' values; known is false where a value it needs is unknowable at
 // synth (an SSM parameter, an import).
-func (a *assembly) condition(t *template, name string, depth int) (value, known bool) {
-	if v, ok := a.assume[t][name]; ok {
+func (a *Assembly) Condition(t *Template, name string) (value, known bool) {
+	return a.conditionAt(t, name, 0)
+}
+
+func (a *Assembly) conditionAt(t *Template, name string, depth int) (value, known bool) {
+	if v, ok := a.Assume[t][name]; ok {
 		return v, true
 	}
 	c, ok := t.Conditions[name]
@@ -158,7 +175,7 @@ func (a *assembly) condition(t *template, name string, depth int) (value, known 
 	return a.conditionValue(t, c, depth+1)
 }
 
-func (a *assembly) conditionValue(t *template, v any, depth int) (value, known bool) {
+func (a *Assembly) conditionValue(t *Template, v any, depth int) (value, known bool) {
 	if depth > maxIdentDepth {
 		return false, false
 	}
@@ -171,7 +188,7 @@ func (a *assembly) conditionValue(t *template, v any, depth int) (value, known b
 		switch fn {
 		case "Condition":
 			name, _ := arg.(string)
-			return a.condition(t, name, depth)
+			return a.conditionAt(t, name, depth)
 		case "Fn::Equals":
 			if len(args) != 2 {
 				return false, false
@@ -206,27 +223,27 @@ func (a *assembly) conditionValue(t *template, v any, depth int) (value, known b
 	return false, false
 }
 
-// created reports whether a resource is created under its template's
+// Created reports whether a resource is created under its template's
 // conditions: known is false where the condition cannot be decided.
-func (a *assembly) created(t *template, r resource) (created, known bool) {
+func (a *Assembly) Created(t *Template, r Resource) (created, known bool) {
 	if r.Condition == "" {
 		return true, true
 	}
-	return a.condition(t, r.Condition, 0)
+	return a.Condition(t, r.Condition)
 }
 
-// numAt is a number as CloudFormation resolves the value (a literal, a
+// NumAt is a number as CloudFormation resolves the value (a literal, a
 // parameter, a condition's branch), or def where it is not known.
-func (a *assembly) numAt(t *template, v any, def int) int {
+func (a *Assembly) NumAt(t *Template, v any, def int) int {
 	if _, ok := v.(map[string]any); ok {
-		return num(a.ident(t, v), def)
+		return Number(a.Ident(t, v), def)
 	}
-	return num(v, def)
+	return Number(v, def)
 }
 
 var subVar = regexp.MustCompile(`\$\{([^}!][^}]*)\}`)
 
-func (a *assembly) subIdent(t *template, sub any, depth int, wild bool) string {
+func (a *Assembly) subIdent(t *Template, sub any, depth int, wild bool) string {
 	var text string
 	vars := map[string]any{}
 	switch s := sub.(type) {
@@ -260,11 +277,11 @@ func (a *assembly) subIdent(t *template, sub any, depth int, wild bool) string {
 	return strings.ReplaceAll(out, "${!", "${")
 }
 
-func resIdent(t *template, id string) string { return "res:" + t.Path + "#" + id }
+func ResIdent(t *Template, id string) string { return "res:" + t.Path + "#" + id }
 
-// resourceOf returns the template and logical id an identity names, if it
+// ResourceOf returns the template and logical id an identity names, if it
 // names a resource of the assembly.
-func (a *assembly) resourceOf(ident string) (*template, string, bool) {
+func (a *Assembly) ResourceOf(ident string) (*Template, string, bool) {
 	rest, ok := strings.CutPrefix(ident, "res:")
 	if !ok {
 		return nil, "", false
@@ -273,7 +290,7 @@ func (a *assembly) resourceOf(ident string) (*template, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
-	for _, t := range a.templates {
+	for _, t := range a.Templates {
 		if t.Path == file {
 			_, found := t.Resources[id]
 			return t, id, found
@@ -282,11 +299,11 @@ func (a *assembly) resourceOf(ident string) (*template, string, bool) {
 	return nil, "", false
 }
 
-// aliases are every identity a resource is known by: its reference, and the
+// Aliases are every identity a resource is known by: its reference, and the
 // literal ARN its physical name gives where the template names it and the
 // stack's environment is known.
-func aliases(t *template, id string) []string {
-	out := []string{resIdent(t, id)}
+func Aliases(t *Template, id string) []string {
+	out := []string{ResIdent(t, id)}
 	r := t.Resources[id]
 	name := func(key string) string { s, _ := r.Properties[key].(string); return s }
 	// In an environment-agnostic stack the account and region are unknown:
@@ -316,9 +333,9 @@ func aliases(t *template, id string) []string {
 	return out
 }
 
-// sqsURLToARN turns a queue URL (https://sqs.<region>.amazonaws.com/<account>/<name>)
+// SQSURLToARN turns a queue URL (https://sqs.<region>.amazonaws.com/<account>/<name>)
 // into its ARN; any other string is returned unchanged.
-func sqsURLToARN(s string) string {
+func SQSURLToARN(s string) string {
 	rest, ok := strings.CutPrefix(s, "https://sqs.")
 	if !ok {
 		return s
@@ -332,88 +349,7 @@ func sqsURLToARN(s string) string {
 	return fmt.Sprintf("arn:aws:sqs:%s:%s:%s", region, acct, name)
 }
 
-// arnAccount is the account field of an ARN, "" if s is not one.
-func arnAccount(s string) string {
-	f := strings.SplitN(s, ":", 6)
-	if len(f) < 6 || f[0] != "arn" {
-		return ""
-	}
-	return f[4]
-}
-
-// globMatch matches an IAM resource or action pattern against s: "*" is any
-// run of characters (colons and slashes included) and "?" any one character;
-// nothing else is special ("[" is a character like any other).
-func globMatch(pattern, s string) bool {
-	if pattern == "" {
-		return false
-	}
-	if !strings.ContainsAny(pattern, "*?") {
-		return pattern == s
-	}
-	// Iterative wildcard matching with one backtrack point.
-	p, i, star, mark := 0, 0, -1, 0
-	for i < len(s) {
-		switch {
-		case p < len(pattern) && pattern[p] == '*':
-			star, mark = p, i
-			p++
-		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == s[i]):
-			p, i = p+1, i+1
-		case star >= 0:
-			p, mark = star+1, mark+1
-			i = mark
-		default:
-			return false
-		}
-	}
-	for p < len(pattern) && pattern[p] == '*' {
-		p++
-	}
-	return p == len(pattern)
-}
-
-// arnMatch matches an ARN pattern against an ARN as IAM's Arn* condition
-// operators do: the six colon-separated fields one by one (the last may hold
-// colons), each with "*" and "?" wildcards that stay within the field. A
-// value that is not an ARN (a reference to a resource) is matched whole.
-func arnMatch(pattern, s string) bool {
-	if !strings.HasPrefix(pattern, "arn:") || !strings.HasPrefix(s, "arn:") {
-		return globMatch(pattern, s) // a reference to a resource of the app
-	}
-	pf, sf := strings.SplitN(pattern, ":", 6), strings.SplitN(s, ":", 6)
-	if len(pf) != 6 || len(sf) != 6 {
-		return false // not an ARN: IAM matches nothing
-	}
-	for i := range pf {
-		if pf[i] != sf[i] && !globMatch(pf[i], sf[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// arnMatchAny is arnMatch, either way round when the value is itself a
-// pattern (a plain template's unknown account or region).
-func arnMatchAny(pattern, s string) bool {
-	return arnMatch(pattern, s) || strings.Contains(s, "*") && arnMatch(s, pattern)
-}
-
-// coversAny says whether a statement resource pattern names one of targets.
-// A reference to a resource followed by a suffix (a bucket's ARN + "/prefix*")
-// is matched as a pattern too.
-func coversAny(pattern string, targets []string) bool {
-	for _, t := range targets {
-		// A target that is itself a pattern (a plain template's unknown
-		// account or region) is met by a resource it could be.
-		if globMatch(pattern, t) || strings.Contains(t, "*") && globMatch(t, pattern) {
-			return true
-		}
-	}
-	return false
-}
-
-func uniqueSorted(in []string) []string {
+func UniqueSorted(in []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, s := range in {
@@ -426,9 +362,9 @@ func uniqueSorted(in []string) []string {
 	return out
 }
 
-// jsonObject is v as an object: a map, or a JSON string that holds one (as
+// JSONObject is v as an object: a map, or a JSON string that holds one (as
 // CloudFormation takes RedrivePolicy); nil otherwise.
-func jsonObject(v any) map[string]any {
+func JSONObject(v any) map[string]any {
 	switch x := v.(type) {
 	case map[string]any:
 		return x
@@ -441,37 +377,37 @@ func jsonObject(v any) map[string]any {
 	return nil
 }
 
-// redriveOf reads a queue's RedrivePolicy as CloudFormation does: an object,
+// RedriveOf reads a queue's RedrivePolicy as CloudFormation does: an object,
 // or a JSON string (literal, or built with Fn::Join or Fn::Sub), and the
 // logical id of the dead-letter queue it names in t ("" if none).
-func (a *assembly) redriveOf(t *template, props map[string]any) (map[string]any, string) {
+func (a *Assembly) RedriveOf(t *Template, props map[string]any) (map[string]any, string) {
 	v := props["RedrivePolicy"]
 	if m, ok := v.(map[string]any); ok && (m["deadLetterTargetArn"] != nil || m["maxReceiveCount"] != nil) {
-		return m, refID(m["deadLetterTargetArn"])
+		return m, RefID(m["deadLetterTargetArn"])
 	}
 	text, _ := v.(string)
 	if text == "" {
-		text = a.ident(t, v) // a JSON string built with intrinsics, rendered
+		text = a.Ident(t, v) // a JSON string built with intrinsics, rendered
 	}
-	m := jsonObject(text)
+	m := JSONObject(text)
 	target, _ := m["deadLetterTargetArn"].(string)
-	if qt, id, ok := a.resourceOf(target); ok && qt == t {
+	if qt, id, ok := a.ResourceOf(target); ok && qt == t {
 		return m, id
 	}
-	if qt, id, ok := a.byAlias(target, "AWS::SQS::Queue"); ok && qt == t {
+	if qt, id, ok := a.ByAlias(target, "AWS::SQS::Queue"); ok && qt == t {
 		return m, id
 	}
 	return m, ""
 }
 
-// keyIdent is the KMS key a key reference names, as KMS resolves it: a key
+// KeyIdent is the KMS key a key reference names, as KMS resolves it: a key
 // resource, or an alias (by name, alias ARN, or a Ref to an AWS::KMS::Alias)
 // resolved to the key its TargetKeyId names, where the alias is in this
 // assembly. Otherwise ident's value (an imported or literal key).
-func (a *assembly) keyIdent(t *template, v any) string {
-	id := a.ident(t, v)
-	if at, aid, ok := a.resourceOf(id); ok && at.Resources[aid].Type == "AWS::KMS::Alias" {
-		return a.ident(at, at.Resources[aid].Properties["TargetKeyId"])
+func (a *Assembly) KeyIdent(t *Template, v any) string {
+	id := a.Ident(t, v)
+	if at, aid, ok := a.ResourceOf(id); ok && at.Resources[aid].Type == "AWS::KMS::Alias" {
+		return a.Ident(at, at.Resources[aid].Properties["TargetKeyId"])
 	}
 	name := id
 	if i := strings.Index(id, ":alias/"); i >= 0 {
@@ -482,16 +418,107 @@ func (a *assembly) keyIdent(t *template, v any) string {
 	}
 	// The template's own alias first (a name is unique in an account and
 	// region), then one another stack of the alias ARN's account declares.
-	for _, at := range append([]*template{t}, a.templates...) {
+	for _, at := range append([]*Template{t}, a.Templates...) {
 		if at != t && (at.Account == "" || !strings.Contains(id, ":"+at.Account+":")) {
 			continue
 		}
-		for _, aid := range at.ids() {
+		for _, aid := range at.IDs() {
 			r := at.Resources[aid]
-			if r.Type == "AWS::KMS::Alias" && a.ident(at, r.Properties["AliasName"]) == name {
-				return a.ident(at, r.Properties["TargetKeyId"])
+			if r.Type == "AWS::KMS::Alias" && a.Ident(at, r.Properties["AliasName"]) == name {
+				return a.Ident(at, r.Properties["TargetKeyId"])
 			}
 		}
 	}
 	return id
+}
+
+// Pattern renders a statement's resource; one that names its own
+// account or region in a plain template becomes a pattern over them.
+func (a *Assembly) Pattern(t *Template, v any) string {
+	k, cacheable := keyOf(v)
+	if cacheable && t != nil {
+		if s, ok := t.patterns[k]; ok {
+			return s
+		}
+	}
+	out := a.Ident(t, v)
+	if out == "" {
+		out = a.IdentPattern(t, v)
+	}
+	if cacheable && t != nil {
+		if t.patterns == nil {
+			t.patterns = map[patternKey]string{}
+		}
+		t.patterns[k] = out
+	}
+	return out
+}
+
+// patternKey names a template value for resourcePattern's cache: a string
+// by its text, a map or list by its identity (the templates are not changed
+// once read).
+type patternKey struct {
+	s   string
+	ptr uintptr
+	n   int
+}
+
+func keyOf(v any) (patternKey, bool) {
+	switch x := v.(type) {
+	case string:
+		return patternKey{s: x}, true
+	case map[string]any:
+		return patternKey{ptr: reflect.ValueOf(x).Pointer(), n: -1}, x != nil
+	case []any:
+		if len(x) == 0 {
+			return patternKey{}, false
+		}
+		return patternKey{ptr: reflect.ValueOf(x).Pointer(), n: len(x)}, true
+	}
+	return patternKey{}, false
+}
+
+// ByAlias finds a resource of type typ whose literal ARN is arn.
+func (a *Assembly) ByAlias(arn, typ string) (*Template, string, bool) {
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
+			if t.Resources[id].Type != typ {
+				continue
+			}
+			for _, al := range Aliases(t, id)[1:] {
+				if al == arn {
+					return t, id, true
+				}
+			}
+		}
+	}
+	return nil, "", false
+}
+
+// TemplateAt is the template read from path, or nil.
+func (a *Assembly) TemplateAt(path string) *Template {
+	for _, t := range a.Templates {
+		if t.Path == path {
+			return t
+		}
+	}
+	return nil
+}
+
+// Region is the app's region (the first stack's that names one), "*" when
+// no stack names one.
+func (a *Assembly) Region() string {
+	for _, t := range a.Templates {
+		if t.Region != "" {
+			return t.Region
+		}
+	}
+	return "*"
+}
+
+// isIntrinsic says whether v is the one-key map of intrinsic fn.
+func isIntrinsic(v any, fn string) bool {
+	m, ok := v.(map[string]any)
+	_, has := m[fn]
+	return ok && len(m) == 1 && has
 }

@@ -1,0 +1,443 @@
+package iameval
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Decision is what IAM would answer to one request, as far as the policies
+// tell.
+type Decision string
+
+// The decisions.
+const (
+	Allowed   Decision = "allowed"
+	Denied    Decision = "denied"
+	Undecided Decision = "undecided" // a policy uses something the evaluator does not judge
+)
+
+// Principal is who makes a request: an IAM principal (a role, a user, a
+// class of principals) with its identity policies, or a service acting for a
+// source.
+type Principal struct {
+	// Aliases are every identity a policy can name it by: its ARN, its
+	// reference in a template; for a service, the ARNs of the source it acts
+	// for (aws:SourceArn).
+	Aliases []string
+	// Account is its account (for a service, the source's owner); "" for an
+	// environment-agnostic stack's, matched as "*".
+	Account string
+	// Service is the service principal (sns.amazonaws.com); "" for an IAM
+	// principal.
+	Service string
+	// Region is where a service's source is ("" when unknown): SNS presents
+	// a regional principal across an opt-in region (SNSServicePrincipal).
+	Region   string
+	Identity []Statement
+}
+
+// Resource is what a request reaches: a queue, topic, key, bucket or object,
+// with its resource policy.
+type Resource struct {
+	Aliases []string // its ARN and reference, or patterns over them
+	Account string
+	Region  string // "" when unknown
+	Policy  []Statement
+	// IsKey: a KMS key, whose key policy must allow the principal or
+	// delegate to its account.
+	IsKey bool
+	// Via is the service a key's callers use it through (kms:ViaService).
+	Via string
+	// Conflict says why the resource policy cannot be known (two policies
+	// set it), or "".
+	Conflict string
+	// PolicyUnknown: the resource policy is not in what was read (a queue
+	// or key of another app). Only the identity side is decided then.
+	PolicyUnknown bool
+}
+
+// Request is one call: P calls Action on R, with the request context's
+// condition keys (lower case) and their values.
+type Request struct {
+	P      *Principal
+	Action string
+	R      *Resource
+	Ctx    map[string][]string
+	lower  string // Action in lower case, when set
+}
+
+// WithLowerAction returns q with its action's lower-case form given (the
+// evaluator lower-cases it otherwise, once per statement).
+func (q Request) WithLowerAction(action, lower string) Request {
+	q.Action, q.lower = action, lower
+	return q
+}
+
+func (q Request) lowerAction() string {
+	if q.lower != "" {
+		return q.lower
+	}
+	return strings.ToLower(q.Action)
+}
+
+// Verdict is a decision and the statement that made it.
+type Verdict struct {
+	Decision Decision
+	Because  string
+	// DeniedByResource: an explicit Deny of the resource's own policy
+	// decided it (not the principal's identity policy).
+	DeniedByResource bool
+}
+
+// NewRequest builds the request context IAM sees for p calling action on r:
+// TLS; for a service, the source it acts for (aws:SourceArn,
+// aws:SourceAccount); for an IAM principal its ARN and account; for a key
+// used through a service, kms:ViaService in region ("*" when unknown).
+func NewRequest(p *Principal, action string, r *Resource, region string) Request {
+	ctx := map[string][]string{"aws:securetransport": {"true"}}
+	account := []string{OrStar(p.Account)}
+	if p.Service != "" {
+		ctx["aws:sourcearn"] = p.Aliases
+		ctx["aws:sourceaccount"] = account
+		ctx["aws:principalisawsservice"] = []string{"true"}
+		ctx["aws:principalservicename"] = []string{p.Service}
+	} else {
+		ctx["aws:principalarn"] = p.Aliases
+		ctx["aws:principalaccount"] = account
+		ctx["kms:calleraccount"] = account
+		ctx["aws:principalisawsservice"] = []string{"false"}
+	}
+	if r.IsKey && p.Service == "" {
+		if r.Region != "" {
+			region = r.Region
+		}
+		ctx["kms:viaservice"] = []string{r.Via + "." + OrStar(region) + ".amazonaws.com"}
+	}
+	return Request{P: p, Action: action, R: r, Ctx: ctx}
+}
+
+// OrStar is an account or region, "*" where it is unknown.
+func OrStar(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}
+
+// snsOptInRegions are the opt-in regions SNS names (Amazon SNS developer
+// guide, "Sending Amazon SNS messages to an Amazon SQS queue or AWS Lambda
+// function in a different Region"), and the opt-in regions opened since.
+var snsOptInRegions = map[string]bool{
+	"af-south-1": true, "ap-east-1": true, "ap-east-2": true, "ap-south-2": true, "ap-southeast-3": true,
+	"ap-southeast-4": true, "ap-southeast-5": true, "ap-southeast-7": true, "ap-northeast-3": true,
+	"ca-west-1": true, "eu-south-1": true, "eu-south-2": true, "eu-central-2": true, "il-central-1": true,
+	"me-central-1": true, "me-south-1": true, "mx-central-1": true,
+}
+
+// SNSServicePrincipal is the principal SNS presents to a subscribed queue or
+// function: sns.amazonaws.com within a region or between default regions;
+// across an opt-in region, the regional principal of the subscriber's region
+// when that is opt-in, else of the topic's. An unknown region ("" or
+// patterned) is taken to be a default one.
+func SNSServicePrincipal(topicRegion, subscriberRegion string) string {
+	known := func(r string) bool { return r != "" && !strings.ContainsAny(r, "*?") }
+	if !known(topicRegion) || !known(subscriberRegion) || topicRegion == subscriberRegion {
+		return "sns.amazonaws.com"
+	}
+	switch {
+	case snsOptInRegions[subscriberRegion]:
+		return "sns." + subscriberRegion + ".amazonaws.com"
+	case snsOptInRegions[topicRegion]:
+		return "sns." + topicRegion + ".amazonaws.com"
+	}
+	return "sns.amazonaws.com"
+}
+
+// serviceName is the service principal p presents to r.
+func serviceName(p *Principal, r *Resource) string {
+	if p.Service == "sns.amazonaws.com" {
+		return SNSServicePrincipal(p.Region, r.Region)
+	}
+	return p.Service
+}
+
+// match is one statement's answer to a request.
+type match int
+
+const (
+	noMatch match = iota
+	matches
+	unknownMatch
+)
+
+// Evaluate decides a request the way IAM does for one account boundary: an
+// explicit Deny anywhere wins; a service is let in by the resource policy
+// alone; a principal of the resource's account by its identity policy or the
+// resource policy; a principal of another account needs both. A KMS key
+// policy must allow the principal or delegate to its account (then the
+// identity policy decides), whatever the account.
+func Evaluate(q Request) Verdict {
+	if q.R.Conflict != "" {
+		return Verdict{Decision: Undecided, Because: q.R.Conflict}
+	}
+	var unknownDeny, unknownAllow string      // statements whose conditions the evaluator cannot judge
+	var idAllow, resDirect, resAccount string // the statements that allow, "" if none
+	service := ""
+	if q.P.Service != "" {
+		service = serviceName(q.P, q.R)
+	}
+	consider := func(stmts []Statement, resourcePolicy bool) *Verdict {
+		for i, s := range stmts {
+			m, direct := applies(s, q, service, resourcePolicy)
+			// first names the statement unless one was named already (the
+			// name is built only then: this loop runs for every cell).
+			first := func(have string) string {
+				if have != "" {
+					return have
+				}
+				return s.describe(i)
+			}
+			if m == unknownMatch && s.Effect == "Deny" {
+				unknownDeny = first(unknownDeny)
+			} else if m == unknownMatch {
+				unknownAllow = first(unknownAllow)
+			}
+			if m != matches {
+				continue
+			}
+			switch s.Effect {
+			case "Deny":
+				return &Verdict{Decision: Denied, Because: "explicit deny: " + s.describe(i), DeniedByResource: resourcePolicy}
+			case "Allow":
+				switch {
+				case !resourcePolicy:
+					idAllow = first(idAllow)
+				case direct:
+					resDirect = first(resDirect)
+				default:
+					resAccount = first(resAccount)
+				}
+			}
+		}
+		return nil
+	}
+	if q.P.Service == "" {
+		if v := consider(q.P.Identity, false); v != nil {
+			return *v
+		}
+	}
+	if v := consider(q.R.Policy, true); v != nil {
+		return *v
+	}
+	// Stacks without an account (environment-agnostic) deploy to one account.
+	sameAccount := q.P.Account == q.R.Account
+	if q.R.PolicyUnknown {
+		return identityOnly(q, sameAccount, idAllow, unknownDeny, unknownAllow)
+	}
+	var allowed bool
+	var because string
+	switch {
+	case q.P.Service != "":
+		allowed, because = resDirect != "", resDirect
+	case q.R.IsKey && resDirect != "" && sameAccount:
+		allowed, because = true, resDirect
+	case q.R.IsKey:
+		allowed = (resDirect != "" || resAccount != "") && idAllow != ""
+		because = or(resDirect, resAccount) + " and " + idAllow
+	case sameAccount && resDirect != "":
+		allowed, because = true, resDirect
+	case sameAccount:
+		allowed, because = idAllow != "", idAllow
+	default:
+		allowed = (resDirect != "" || resAccount != "") && idAllow != ""
+		because = or(resDirect, resAccount) + " and " + idAllow
+	}
+	switch {
+	case allowed && unknownDeny != "":
+		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownDeny}
+	case allowed:
+		return Verdict{Decision: Allowed, Because: because}
+	case unknownAllow != "":
+		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownAllow}
+	case q.P.Service != "":
+		return Verdict{Decision: Denied, Because: "no statement of the resource policy allows the service"}
+	case q.R.IsKey && resDirect == "" && resAccount == "":
+		return Verdict{Decision: Denied, Because: "the key policy neither allows the principal nor delegates to its account"}
+	case !sameAccount && resDirect == "" && resAccount == "":
+		return Verdict{Decision: Denied, Because: "no statement of the resource policy allows a principal of another account"}
+	}
+	return Verdict{Decision: Denied, Because: "no identity-policy statement allows it"}
+}
+
+// identityOnly decides a request whose resource policy is not known: a
+// principal's identity policy that does not allow it (or denies it) decides
+// Denied where the resource policy alone could not let it in (another
+// account, a key); otherwise the resource policy would decide: Undecided.
+func identityOnly(q Request, sameAccount bool, idAllow, unknownDeny, unknownAllow string) Verdict {
+	const outside = "the resource policy is outside what was read"
+	switch {
+	case q.P.Service != "":
+		return Verdict{Decision: Undecided, Because: outside}
+	case idAllow != "" && unknownDeny != "":
+		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownDeny}
+	case idAllow != "" && sameAccount && !q.R.IsKey:
+		return Verdict{Decision: Allowed, Because: idAllow}
+	case idAllow != "":
+		return Verdict{Decision: Undecided, Because: idAllow + "; " + outside}
+	case unknownAllow != "":
+		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownAllow}
+	case sameAccount && !q.R.IsKey:
+		return Verdict{Decision: Undecided, Because: "no identity-policy statement allows it; " + outside}
+	}
+	return Verdict{Decision: Denied, Because: "no identity-policy statement allows it"}
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// describe names a statement for a reason: where it is, never a value.
+func (s Statement) describe(i int) string {
+	name := s.Sid
+	if name == "" {
+		name = fmt.Sprintf("statement %d", i+1)
+	}
+	if s.From == "" {
+		return name
+	}
+	return s.From + " " + name
+}
+
+// applies says whether statement s reaches request q: action, resource,
+// principal (in a resource policy) and every condition. direct says a
+// resource-policy statement names the principal itself (or everyone), not
+// only its account.
+func applies(s Statement, q Request, service string, resourcePolicy bool) (m match, direct bool) {
+	if s.Action != nil && s.NotAction != nil || s.Resource != nil && s.NotResource != nil || s.Principal != nil && s.NotPrincipal != nil {
+		return unknownMatch, false // not a valid statement: IAM refuses the policy
+	}
+	if !s.hasLowerAction(q.lowerAction()) {
+		return noMatch, false
+	}
+	if (s.Resource != nil || s.NotResource != nil) && !s.Covers(q.R.Aliases) {
+		return noMatch, false
+	}
+	switch {
+	case s.NotPrincipal != nil && !resourcePolicy:
+		return unknownMatch, false // not valid in an identity policy
+	case s.NotPrincipal != nil:
+		// Every principal but those listed (by ARN, service or account).
+		if excluded, _ := principalMatches(Statement{Scope: s.Scope, Principal: s.NotPrincipal}, q.P, service); excluded {
+			return noMatch, false
+		}
+		direct = true
+	case resourcePolicy:
+		var ok bool
+		if ok, direct = principalMatches(s, q.P, service); !ok {
+			return noMatch, false
+		}
+	}
+	return conditionsHold(s, q.Ctx), direct
+}
+
+// principalMatches says whether a resource-policy statement names p: by "*"
+// or {"AWS": "*"} (every principal, services included), its service, its ARN
+// or reference (direct), or its account.
+func principalMatches(s Statement, p *Principal, service string) (ok, direct bool) {
+	if s.Principal == "*" {
+		return true, true
+	}
+	pm, _ := s.Principal.(map[string]any)
+	if p.Service != "" {
+		// {"AWS": "*"} is every principal, services included, as "*" is.
+		return contains(StringsOf(pm["Service"]), service) || contains(StringsOf(pm["AWS"]), "*"), true
+	}
+	for _, v := range ListOf(pm["AWS"]) {
+		// A principal built from the stack's own unknown account is a
+		// pattern over it (arn:aws:iam::*:root).
+		id := s.Render(v)
+		switch {
+		case id == "*" || CoversAny(id, p.Aliases):
+			return true, true
+		case id == p.Account || GlobMatch(id, "arn:aws:iam::"+p.Account+":root"):
+			ok = true
+		}
+	}
+	return ok, false
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// conditionsHold evaluates a statement's condition block against the
+// request context. Negated operators hold for an absent key, IfExists
+// operators too; an operator the evaluator does not know is unknownMatch.
+func conditionsHold(s Statement, ctx map[string][]string) match {
+	for op, block := range s.Condition {
+		name := strings.ToLower(op)
+		name = strings.TrimPrefix(strings.TrimPrefix(name, "foranyvalue:"), "forallvalues:")
+		ifExists := strings.HasSuffix(name, "ifexists")
+		name = strings.TrimSuffix(name, "ifexists")
+		m, _ := block.(map[string]any)
+		for key, vals := range m {
+			var want []string
+			for _, v := range ListOf(vals) {
+				w := s.Render(v)
+				if w == "" {
+					return unknownMatch
+				}
+				want = append(want, w)
+			}
+			have, present := ctx[strings.ToLower(key)]
+			if name == "null" {
+				if len(want) != 1 || (want[0] == "true") == present {
+					return noMatch
+				}
+				continue
+			}
+			negated := strings.Contains(name, "not")
+			var eq func(w, h string) bool
+			switch strings.Replace(name, "not", "", 1) {
+			case "stringequals":
+				eq = func(w, h string) bool { return w == h }
+			case "bool":
+				eq = strings.EqualFold // "true" and "false", in any case
+			case "stringequalsignorecase":
+				eq = strings.EqualFold
+			case "stringlike":
+				eq = func(w, h string) bool { return CoversAny(w, []string{h}) }
+			case "arnlike", "arnequals":
+				// IAM matches an ARN field by field: a wildcard never
+				// crosses a colon.
+				eq = arnMatchAny
+			default:
+				return unknownMatch
+			}
+			if !present {
+				if negated || ifExists {
+					continue
+				}
+				return noMatch
+			}
+			hit := false
+			for _, w := range want {
+				for _, h := range have {
+					hit = hit || eq(w, h)
+				}
+			}
+			if hit == negated {
+				return noMatch
+			}
+		}
+	}
+	return matches
+}
