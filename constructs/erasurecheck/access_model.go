@@ -287,25 +287,15 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 		t := m.targets[name]
 		accounts[t.Account] = true
 		for _, s := range t.Policy {
-			pm, _ := s.Principal.(map[string]any)
-			if s.Principal == nil {
-				pm, _ = s.NotPrincipal.(map[string]any)
-			}
-			for _, sv := range iameval.StringsOf(pm["Service"]) {
+			aws, svcs := s.PrincipalValues()
+			for _, sv := range svcs {
 				services[sv] = true
 			}
-			for _, v := range iameval.ListOf(pm["AWS"]) {
-				note(s.Render(v))
+			for _, k := range []string{"aws:PrincipalArn", "aws:PrincipalAccount", "aws:SourceAccount"} {
+				aws = append(aws, s.ConditionValues(k)...)
 			}
-			for _, block := range s.Condition {
-				bm, _ := block.(map[string]any)
-				for k, vals := range bm {
-					if lk := strings.ToLower(k); lk == "aws:principalarn" || lk == "aws:principalaccount" || lk == "aws:sourceaccount" {
-						for _, v := range iameval.ListOf(vals) {
-							note(s.Render(v))
-						}
-					}
-				}
+			for _, v := range aws {
+				note(v)
 			}
 		}
 		for _, adm := range t.admins {
@@ -734,31 +724,15 @@ func (m *AccessMatrix) cell(p *principal, q iameval.Request, t *target, e *endpo
 // names (Principal, NotPrincipal, aws:PrincipalArn), and every pattern.
 func (a *assembly) principalsNamedBy(t *target) (exact map[string]bool, patterns []string) {
 	exact = map[string]bool{}
-	add := func(s statement, v any) {
-		id := s.Render(v)
-		switch {
-		case id == "" || id == "*":
-		case strings.ContainsAny(id, "*?"):
-			patterns = append(patterns, id)
-		default:
-			exact[id] = true
-		}
-	}
 	for _, s := range t.Policy {
-		for _, pv := range []any{s.Principal, s.NotPrincipal} {
-			pm, _ := pv.(map[string]any)
-			for _, v := range iameval.ListOf(pm["AWS"]) {
-				add(s, v)
-			}
-		}
-		for _, block := range s.Condition {
-			bm, _ := block.(map[string]any)
-			for k, vals := range bm {
-				if strings.EqualFold(k, "aws:PrincipalArn") {
-					for _, v := range iameval.ListOf(vals) {
-						add(s, v)
-					}
-				}
+		aws, _ := s.PrincipalValues()
+		for _, id := range append(aws, s.ConditionValues("aws:PrincipalArn")...) {
+			switch {
+			case id == "" || id == "*":
+			case strings.ContainsAny(id, "*?"):
+				patterns = append(patterns, id)
+			default:
+				exact[id] = true
 			}
 		}
 	}
