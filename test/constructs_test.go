@@ -11,6 +11,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/constructs-go/constructs/v10"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/linn-cloud/erasure-channel/constructs/erasure"
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/stacks"
 )
@@ -297,5 +306,67 @@ func TestAppIsNagClean(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSubscriberAcrossAnOptInRegion: a store in an opt-in region subscribed
+// to a topic of a default region names the regional SNS principal in its
+// queue and key policies (the global one would see every delivery dropped),
+// and the check, which asks the evaluator with the principal SNS presents,
+// passes it; the same store with the global principal forced is refused.
+func TestSubscriberAcrossAnOptInRegion(t *testing.T) {
+	cfg := stacks.DefaultAppConfig()
+	build := func(forceGlobal bool) (awscdk.App, string) {
+		app, dir := newApp(t)
+		topicArn := fmt.Sprintf("arn:aws:sns:%s:%s:%s", cfg.Region, cfg.ChannelAccount, stacks.TopicName)
+		awscdk.Validations_Of(app).AddPlugins(erasurecheck.NewPlugin(erasurecheck.Config{TopicArns: []string{topicArn}}))
+		stack := awscdk.NewStack(app, jsii.String("OptInStore"), &awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String(cfg.StoreAccount), Region: jsii.String("me-south-1")}})
+		topic := awssns.Topic_FromTopicArn(stack, jsii.String("Topic"), jsii.String(topicArn))
+		rq := awssqs.Queue_FromQueueAttributes(stack, jsii.String("Responses"), &awssqs.QueueAttributes{
+			QueueArn: jsii.String(fmt.Sprintf("arn:aws:sqs:%s:%s:%s", cfg.Region, cfg.ChannelAccount, stacks.ResponseQueueName)),
+			KeyArn:   jsii.String(fmt.Sprintf("arn:aws:kms:%s:%s:key/00000000-0000-0000-0000-000000000000", cfg.Region, cfg.ChannelAccount)),
+		})
+		sub := erasure.NewErasureSubscriber(stack, jsii.String("ErasureSubscriber"), &erasure.ErasureSubscriberProps{
+			Name: "optin", Topic: topic, ResponseQueue: rq, HandlerProps: nodeHandler(),
+		})
+		if forceGlobal { // the policy as CDK's own SqsSubscription writes it today
+			for _, c := range *stack.Node().FindAll(constructs.ConstructOrder_PREORDER) {
+				p, ok := c.(awssqs.CfnQueuePolicy)
+				if !ok {
+					continue
+				}
+				doc, _ := stack.Resolve(p.PolicyDocument()).(map[string]interface{})
+				stmts, _ := doc["Statement"].([]interface{})
+				for i, st := range stmts {
+					if strings.Contains(fmt.Sprint(st), "sns.me-south-1.amazonaws.com") {
+						p.AddPropertyOverride(jsii.String(fmt.Sprintf("PolicyDocument.Statement.%d.Principal.Service", i)), jsii.String("sns.amazonaws.com"))
+					}
+				}
+			}
+		}
+		_ = sub
+		return app, dir
+	}
+	app, dir := build(false)
+	if err := synth(app); err != nil {
+		t.Fatalf("synth refused the store across an opt-in region: %v", err)
+	}
+	tpl := readTemplates(t, dir)["OptInStore"]
+	for _, typ := range []string{"AWS::SQS::QueuePolicy", "AWS::KMS::Key"} {
+		if doc := fmt.Sprint(tpl.resources(typ)); !strings.Contains(doc, "sns.me-south-1.amazonaws.com") {
+			t.Errorf("%s does not name the regional SNS principal: %s", typ, doc)
+		}
+	}
+	app, dir = build(true)
+	if err := synth(app); err == nil {
+		t.Fatal("synth passed with the global principal across an opt-in region")
+	}
+	vs, err := erasurecheck.ReadValidationReport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(erasurecheck.FailingLines(vs), "\n")
+	if !strings.Contains(lines, "ErasureSubscriber[optin].queuePolicy: BreaksErasure") || !strings.Contains(lines, "allow sqs:SendMessage to sns.me-south-1.amazonaws.com") || strings.Count(lines, "\n") != 0 {
+		t.Errorf("the global principal across an opt-in region: want one queuePolicy line naming the regional principal, got:\n%s", lines)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -136,7 +137,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	}
 	s.Queue, s.DeadLetterQueue = pair.build(this)
 	if props.Topic != nil {
-		if restrictsSqsDecryption(props.Topic) {
+		if restrictsSqsDecryption(props.Topic) && snsPrincipalFor(props.Topic, s.Queue) == globalSNSPrincipal {
 			// CDK's own subscription scopes both statements to the topic under
 			// this flag, in far fewer jsii round trips than a Go callback.
 			props.Topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(s.Queue, &awssnssubscriptions.SqsSubscriptionProps{RawMessageDelivery: jsii.Bool(true)}))
@@ -282,7 +283,7 @@ type scopedSqsSubscription struct {
 
 // Bind implements awssns.ITopicSubscription.
 func (s *scopedSqsSubscription) Bind(topic awssns.ITopic) *awssns.TopicSubscriptionConfig {
-	sns := awsiam.NewServicePrincipal(jsii.String("sns.amazonaws.com"), nil)
+	sns := awsiam.NewServicePrincipal(jsii.String(snsPrincipalFor(topic, s.queue)), nil)
 	fromTopic := &map[string]interface{}{"ArnEquals": map[string]interface{}{"aws:SourceArn": topic.TopicArn()}}
 	added := s.queue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Resources: jsii.Strings(*s.queue.QueueArn()), Actions: jsii.Strings("sqs:SendMessage"),
@@ -309,6 +310,28 @@ func (s *scopedSqsSubscription) Bind(topic awssns.ITopic) *awssns.TopicSubscript
 		RawMessageDelivery:     jsii.Bool(true),
 		SubscriptionDependency: added.PolicyDependable,
 	}
+}
+
+// globalSNSPrincipal is the principal SNS presents between default regions.
+const globalSNSPrincipal = "sns.amazonaws.com"
+
+// snsPrincipalFor is the principal SNS presents to the queue when it
+// delivers from topic: the regional one across an opt-in region (Amazon SNS
+// developer guide, cross-region delivery), as iameval decides it. A region
+// that is a token (an environment-agnostic stack) is taken to be a default
+// one, where the global principal is right.
+func snsPrincipalFor(topic awssns.ITopic, queue awssqs.IQueue) string {
+	topicRegion := ""
+	if arn := topic.TopicArn(); !*awscdk.Token_IsUnresolved(arn) {
+		topicRegion = iameval.ARNRegion(*arn)
+	} else if r := awscdk.Stack_Of(topic).Region(); !*awscdk.Token_IsUnresolved(r) {
+		topicRegion = *r
+	}
+	queueRegion := ""
+	if r := awscdk.Stack_Of(queue).Region(); !*awscdk.Token_IsUnresolved(r) {
+		queueRegion = *r
+	}
+	return iameval.SNSServicePrincipal(topicRegion, queueRegion)
 }
 
 // lockDown locks the store's queues and key to their path: only

@@ -519,9 +519,10 @@ func (a *assembly) checkQueueKey(sc *storeCheck, sub resource) {
 	if key == nil {
 		return // an imported key: its policy is not in this assembly
 	}
+	sns := a.topicSNS(t, sub)
 	for _, act := range []string{"kms:GenerateDataKey", "kms:Decrypt"} {
-		if v := a.decide(a.topicSNS(t, sub), act, key); v.Decision == Denied {
-			f.add(key.id, s.Path+".encryptionKey", timing.BreaksErasure, "SNS acting for the erasure topic may not %s with the key (%s): SNS cannot encrypt deliveries and drops them; allow sns.amazonaws.com, scoped with aws:SourceArn of the topic", act, v.Because)
+		if v := a.decide(sns, act, key); v.Decision == Denied {
+			f.add(key.id, s.Path+".encryptionKey", timing.BreaksErasure, "SNS acting for the erasure topic may not %s with the key (%s): SNS cannot encrypt deliveries and drops them; allow %s, scoped with aws:SourceArn of the topic", act, v.Because, iameval.SNSServicePrincipal(sns.Region, key.Region))
 			return
 		}
 	}
@@ -586,8 +587,9 @@ func (a *assembly) otherTopicSNS(t *template, sub resource, stmts []statement) *
 func (a *assembly) checkQueuePolicy(sc *storeCheck, sub resource) {
 	s := sc.store
 	queue := a.policyTarget(sc.t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
-	if v := a.decide(a.topicSNS(sc.t, sub), "sqs:SendMessage", queue); v.Decision == Denied {
-		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.BreaksErasure, "SNS acting for the erasure topic may not send to the queue (%s): SNS drops every delivery; allow sqs:SendMessage to sns.amazonaws.com with aws:SourceArn of the topic", v.Because)
+	sns := a.topicSNS(sc.t, sub)
+	if v := a.decide(sns, "sqs:SendMessage", queue); v.Decision == Denied {
+		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.BreaksErasure, "SNS acting for the erasure topic may not send to the queue (%s): SNS drops every delivery; allow sqs:SendMessage to %s with aws:SourceArn of the topic", v.Because, iameval.SNSServicePrincipal(sns.Region, queue.Region))
 		return
 	}
 	if v := a.decide(a.otherTopicSNS(sc.t, sub, queue.Policy), "sqs:SendMessage", queue); v.Decision == Allowed {
