@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 )
 
 // maxIdentDepth bounds the references followed to render one value (imports
@@ -329,6 +331,10 @@ func Aliases(t *Template, id string) []string {
 		if n := name("BucketName"); n != "" {
 			out = append(out, "arn:aws:s3:::"+n)
 		}
+	case "AWS::Lambda::Function":
+		if n := name("FunctionName"); n != "" {
+			out = append(out, fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", region, account, n))
+		}
 	}
 	return out
 }
@@ -478,7 +484,8 @@ func keyOf(v any) (patternKey, bool) {
 	return patternKey{}, false
 }
 
-// ByAlias finds a resource of type typ whose literal ARN is arn.
+// ByAlias finds a resource of type typ whose literal ARN (from its name) is
+// arn.
 func (a *Assembly) ByAlias(arn, typ string) (*Template, string, bool) {
 	for _, t := range a.Templates {
 		for _, id := range t.IDs() {
@@ -486,7 +493,9 @@ func (a *Assembly) ByAlias(arn, typ string) (*Template, string, bool) {
 				continue
 			}
 			for _, al := range Aliases(t, id)[1:] {
-				if al == arn {
+				// An environment-agnostic stack's ARN is a pattern over
+				// its account and region: the ARN it deploys to matches it.
+				if al == arn || arn != "" && iameval.ARNMatch(al, arn) {
 					return t, id, true
 				}
 			}
@@ -521,4 +530,27 @@ func isIntrinsic(v any, fn string) bool {
 	m, ok := v.(map[string]any)
 	_, has := m[fn]
 	return ok && len(m) == 1 && has
+}
+
+// FunctionARN is the unqualified ARN a Lambda FunctionName value names in
+// t's environment: a name, a partial ARN (account:function:name) or an ARN,
+// with its version or alias qualifier dropped, as Lambda reads it.
+func FunctionARN(t *Template, name string) string {
+	region, account := t.Region, t.Account
+	if region == "" {
+		region = "*"
+	}
+	if account == "" {
+		account = "*"
+	}
+	f := strings.Split(name, ":")
+	switch {
+	case len(f) >= 7 && f[0] == "arn" && f[5] == "function":
+		return strings.Join(f[:7], ":")
+	case len(f) >= 3 && f[1] == "function":
+		return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", region, f[0], f[2])
+	case len(f) >= 1 && name != "" && !strings.Contains(f[0], "/"):
+		return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", region, account, f[0])
+	}
+	return ""
 }

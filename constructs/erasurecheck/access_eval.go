@@ -22,6 +22,7 @@ const (
 type assembly struct {
 	*cfnmodel.Assembly
 	roleStmts map[string][]statement // roleStatements, once per role
+	roles     map[string]*principal  // appRole, once per role
 }
 
 // principal is who makes a request, as the matrix names and classes it.

@@ -76,11 +76,13 @@ const (
 
 // endpoint is one class of sns:Subscribe endpoint.
 type endpoint struct {
-	label    string // queue/space, sqs-queue-of/<account>, https, …
-	protocol string
-	values   []string // sns:Endpoint values
-	queue    *target  // the roster queue it is, or nil
-	account  string   // the account of an SQS endpoint
+	label string // queue/space, sqs-queue-of/<account>, https, …
+	// cellLabel is the action of its cells: sns:Subscribe(<label>).
+	cellLabel string
+	protocol  string
+	values    []string // sns:Endpoint values
+	queue     *target  // the roster queue it is, or nil
+	account   string   // the account of an SQS endpoint
 }
 
 // declared is what the channel declares of its principals (its constructs'
@@ -163,12 +165,13 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 			m.add("bucket-objects/"+name, channelpolicy.BucketObjects, name, &objects)
 			m.add("bucket-key/"+name, channelpolicy.BucketKey, name, a.keyTarget(b.t, a.bucketKeyValue(b), "s3"))
 		}
-		if len(s.FunctionIDs) > 0 {
-			fn := t.Resources[s.FunctionIDs[0]]
-			m.handlers[name] = a.rolePrincipal(t, fn.Properties["Role"])
+		if len(s.functions) > 0 {
+			ft := s.functions[0].t
+			fn := ft.Resources[s.functions[0].id]
+			m.handlers[name] = a.rolePrincipal(ft, fn.Properties["Role"])
 			if _, ok := m.targets["response-queue"]; !ok {
 				if env, _ := cfnmodel.Dig(fn.Properties, "Environment", "Variables").(map[string]any); env != nil {
-					a.responseTargets(m, t, env[contract.EnvResponseQueueURL])
+					a.responseTargets(m, ft, env[contract.EnvResponseQueueURL])
 				}
 			}
 		}
@@ -617,7 +620,8 @@ func (m *AccessMatrix) endpoints() []*endpoint {
 	var out []*endpoint
 	for _, proto := range []string{"sqs", "http", "https", "email", "email-json", "lambda", "application", "firehose", "sms"} {
 		for _, e := range eps {
-			out = append(out, &endpoint{label: proto + ":" + e.label, protocol: proto, values: e.values, queue: e.queue, account: e.account})
+			label := proto + ":" + e.label
+			out = append(out, &endpoint{label: label, cellLabel: "sns:Subscribe(" + label + ")", protocol: proto, values: e.values, queue: e.queue, account: e.account})
 		}
 	}
 	return out
@@ -637,7 +641,10 @@ func (m *AccessMatrix) evaluateAll() {
 			witnesses = append(witnesses, p)
 		}
 	}
-	for _, tname := range m.order {
+	// Every target's candidates first, so that the cells are allocated once.
+	candidatesOf := make([][]*principal, len(m.order))
+	cells := 0
+	for ti, tname := range m.order {
 		t := m.targets[tname]
 		exact, pats := m.a.principalsNamedBy(t)
 		type standing struct {
@@ -669,7 +676,21 @@ func (m *AccessMatrix) evaluateAll() {
 				candidates = append(candidates, r)
 			}
 		}
-		for _, p := range candidates {
+		candidatesOf[ti] = candidates
+		for _, action := range channelpolicy.Catalogue[t.kind] {
+			switch {
+			case m.only != nil && !m.only(t.kind, action):
+			case action == "sns:Subscribe":
+				cells += len(candidates) * len(endpoints)
+			default:
+				cells += len(candidates)
+			}
+		}
+	}
+	m.Cells = make([]Cell, 0, len(m.Cells)+cells)
+	for ti, tname := range m.order {
+		t := m.targets[tname]
+		for _, p := range candidatesOf[ti] {
 			base := m.a.request(p, "", t)
 			for _, action := range channelpolicy.Catalogue[t.kind] {
 				if m.only != nil && !m.only(t.kind, action) {
@@ -678,7 +699,15 @@ func (m *AccessMatrix) evaluateAll() {
 				q := base
 				q = q.WithLowerAction(action, lowerActions[action])
 				if action == "sns:Subscribe" {
+					// One context for every endpoint class, its two keys set
+					// in place: the evaluator keeps no request.
+					ctx := make(map[string][]string, len(q.Ctx)+2)
+					for k, v := range q.Ctx {
+						ctx[k] = v
+					}
+					q.Ctx = ctx
 					for _, e := range endpoints {
+						ctx["sns:protocol"], ctx["sns:endpoint"] = []string{e.protocol}, e.values
 						m.cell(p, q, t, e)
 					}
 					continue
@@ -703,14 +732,7 @@ var lowerActions = func() map[string]string {
 func (m *AccessMatrix) cell(p *principal, q iameval.Request, t *target, e *endpoint) {
 	action, label := q.Action, q.Action
 	if e != nil {
-		ctx := make(map[string][]string, len(q.Ctx)+2)
-		for k, v := range q.Ctx {
-			ctx[k] = v
-		}
-		ctx["sns:protocol"] = []string{e.protocol}
-		ctx["sns:endpoint"] = e.values
-		q.Ctx = ctx
-		label = action + "(" + e.label + ")"
+		label = e.cellLabel
 	}
 	v := iameval.Evaluate(q)
 	c := Cell{Principal: p.name, Class: p.class, Action: label, Resource: t.name, Want: m.need(p, action, t, e), Got: v.Decision, Because: v.Because}

@@ -3,6 +3,7 @@ package erasurecheck
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,6 +69,14 @@ type Store struct {
 	// Path prefixes the store's problems: ErasureSubscriber[name] for a
 	// store built by ErasureSubscriber, Store[stack/queue] otherwise.
 	Path string
+
+	functions []resourceRef // FunctionIDs with the template each is in
+}
+
+// resourceRef is a resource of the assembly: its template and logical id.
+type resourceRef struct {
+	t  *template
+	id string
 }
 
 // Finding is one problem the check found, with the resource it is about, so
@@ -143,7 +152,7 @@ func CheckDirectory(dir string, cfg Config) (*Result, error) {
 
 func (a *assembly) check(cfg Config) *Result {
 	c := constantsOr(cfg.Constants)
-	a.SetParams(cfg.Parameters)
+	a.setParams(cfg.Parameters)
 	topics := a.erasureTopics(cfg.TopicArns)
 	res := &Result{}
 	var stores []*storeCheck
@@ -231,7 +240,7 @@ func (a *assembly) checkBranches(t *template, subID string, sub resource, c cont
 			assume[name] = mask&(1<<i) != 0
 			label = append(label, fmt.Sprintf("%s=%v", name, assume[name]))
 		}
-		a.SetAssume(map[*template]map[string]bool{t: assume})
+		a.setAssume(map[*template]map[string]bool{t: assume})
 		sub, ok := t.Resources[subID]
 		if !ok {
 			runs-- // no store under this deploy
@@ -250,7 +259,7 @@ func (a *assembly) checkBranches(t *template, subID string, sub resource, c cont
 			byKey[k].where = append(byKey[k].where, strings.Join(label, ", "))
 		}
 	}
-	a.SetAssume(nil)
+	a.setAssume(nil)
 	if first == nil { // the subscription exists under no deploy
 		return &storeCheck{t: t, f: findings{t: t}}
 	}
@@ -291,12 +300,33 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		f.add(subID, path+".protocol", timing.Invalid, "%q: only an SQS queue gives retries, a dead-letter queue and pass two; subscribe a queue", proto)
 		return sc
 	}
-	queueID := cfnmodel.RefID(sub.Properties["Endpoint"])
-	q, ok := t.Resources[queueID]
-	if !ok || q.Type != "AWS::SQS::Queue" {
-		f.add(subID, path+".endpoint", timing.Invalid, "the subscribed queue is not declared in stack %s, so nothing can check it; declare the queue in the stack of its subscription", t.Stack)
+	// The subscribed queue, wherever in the app it is declared (a reference,
+	// an export of another stack, the ARN of its name).
+	endpoint := a.Ident(t, sub.Properties["Endpoint"])
+	qt, queueID, found := a.ResourceOf(endpoint)
+	if !found && endpoint != "" {
+		qt, queueID, found = a.ByAlias(cfnmodel.SQSURLToARN(endpoint), "AWS::SQS::Queue")
+	}
+	if !found {
+		f.add(subID, path+".endpoint", timing.UnresolvedToken, "the subscribed queue is not a queue of this app (a literal ARN, another app's export, a value only deploy knows): nothing of it can be checked here; check it with the app that deploys it")
 		return sc
 	}
+	q := qt.Resources[queueID]
+	if q.Type != "AWS::SQS::Queue" {
+		f.add(subID, path+".endpoint", timing.Invalid, "the endpoint %s is a %s, not an SQS queue; subscribe the store's queue", queueID, q.Type)
+		return sc
+	}
+	// The store's lines are about its queue's stack; the subscription's
+	// own lines about the subscription's.
+	subF := f
+	if qt != t {
+		sc.t, sc.f = qt, findings{t: qt}
+		f = &sc.f
+		subF = &findings{t: t}
+		defer func() { sc.f.out = append(sc.f.out, subF.out...) }()
+	}
+	st := t
+	t = qt
 	s := &Store{Stack: t.Stack, Template: t.Path, SubscriptionID: subID, QueueID: queueID, Spec: StoreSpec{Name: queueID}}
 	sc.store, sc.queue = s, q
 	s.Path = "Store[" + t.Stack + "/" + queueID + "]"
@@ -313,44 +343,59 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	// Functions with an event source on the queue.
 	type esm struct {
 		id    string
+		t     *template
 		props map[string]any
 	}
 	var esms []esm
-	for _, id := range t.IDs() {
-		if r := t.Resources[id]; r.Type == "AWS::Lambda::EventSourceMapping" && cfnmodel.RefersTo(r.Properties["EventSourceArn"], queueID) {
-			if made, known := a.Created(t, r); known && !made {
-				continue // not created under the template's conditions
+	queueNames := cfnmodel.Aliases(t, queueID)
+	// The queue's own stack first: its first reader is the store's handler.
+	for _, et := range append([]*template{t}, slices.DeleteFunc(slices.Clone(a.Templates), func(x *template) bool { return x == t })...) {
+		for _, id := range et.IDs() {
+			if r := et.Resources[id]; r.Type == "AWS::Lambda::EventSourceMapping" && slices.Contains(queueNames, a.Ident(et, r.Properties["EventSourceArn"])) {
+				esms = append(esms, esm{id, et, r.Properties})
 			}
-			esms = append(esms, esm{id, r.Properties})
 		}
 	}
 	// Every timing value the rules read; one only deploy knows is never
 	// assumed, it is a line (below).
 	type value struct {
+		t         *template
 		id, field string
 		v         any
 	}
-	values := []value{{queueID, "visibilityTimeout", q.Properties["VisibilityTimeout"]}, {queueID, "retentionPeriod", q.Properties["MessageRetentionPeriod"]},
-		{queueID, "queueDelay", q.Properties["DelaySeconds"]}}
+	values := []value{{t, queueID, "visibilityTimeout", q.Properties["VisibilityTimeout"]}, {t, queueID, "retentionPeriod", q.Properties["MessageRetentionPeriod"]},
+		{t, queueID, "queueDelay", q.Properties["DelaySeconds"]}}
 	s.PartialReport = len(esms) > 0
 	firstESM := ""
 	for _, e := range esms {
-		fnID := functionOf(t, cfnmodel.RefID(e.props["FunctionName"]))
-		fn, ok := t.Resources[fnID]
+		fnName := a.Ident(e.t, e.props["FunctionName"])
+		ft, fnID, found := a.ResourceOf(fnName)
+		if !found && fnName != "" && !strings.HasPrefix(fnName, "res:") {
+			// A function named by its name or ARN, as Lambda takes it.
+			ft, fnID, found = a.ByAlias(cfnmodel.FunctionARN(e.t, fnName), "AWS::Lambda::Function")
+		}
+		if found {
+			fnID = functionOf(ft, fnID)
+		}
+		fn, ok := resource{}, false
+		if found {
+			fn, ok = ft.Resources[fnID]
+		}
 		if !ok || fn.Type != "AWS::Lambda::Function" {
-			f.add(e.id, s.Path+".eventSource", timing.Invalid, "the event source %s invokes a function not declared in stack %s, so nothing can check its timeout or grants; declare the function beside the queue", e.id, t.Stack)
+			f.add(e.id, s.Path+".eventSource", timing.UnresolvedToken, "the event source %s (stack %s) invokes a function that is not one of this app (a name or ARN of another app, a value only deploy knows), so nothing can check its timeout or grants; check it with the app that deploys it", e.id, e.t.Stack)
 			continue
 		}
 		s.FunctionIDs = append(s.FunctionIDs, fnID)
-		timeout := a.NumAt(t, fn.Properties["Timeout"], lambdaDefaultTimeoutSeconds)
+		s.functions = append(s.functions, resourceRef{ft, fnID})
+		timeout := a.NumAt(ft, fn.Properties["Timeout"], lambdaDefaultTimeoutSeconds)
 		env, _ := cfnmodel.Dig(fn.Properties, "Environment", "Variables").(map[string]any)
 		if s.FunctionID == "" {
 			s.FunctionID, firstESM = fnID, e.id
-			a.readerSettings(set, t, e.props, env, timeout)
+			a.readerSettings(set, e.t, e.props, ft, env, timeout)
 			if name, ok := env[contract.EnvSubscriber].(string); ok && name != "" {
 				s.Spec.Name, s.Path = name, "ErasureSubscriber["+name+"]"
 			}
-			if bt, bucketID, ok := a.bucketOf(t, env[contract.EnvBitmapBucket]); ok {
+			if bt, bucketID, ok := a.bucketOf(ft, env[contract.EnvBitmapBucket]); ok {
 				prefix, _ := env[contract.EnvBitmapPrefix].(string)
 				ttl, _ := strconv.Atoi(fmt.Sprint(env[contract.EnvBitmapReadTTLMillis]))
 				s.Bitmap = &BitmapBucket{BucketID: bucketID, Prefix: prefix, ReadTTLMillis: ttl, Properties: bt.Resources[bucketID].Properties, t: bt}
@@ -361,7 +406,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			// queue, by the same rules as the first.
 			other := *set
 			other.PassTwoDelaySeconds, other.BatchTimeoutSeconds = timing.Defaults(c).PassTwoDelaySeconds, timing.Defaults(c).BatchTimeoutSeconds
-			a.readerSettings(&other, t, e.props, env, timeout)
+			a.readerSettings(&other, e.t, e.props, ft, env, timeout)
 			readerPath := s.Path + ".reader[" + fnID + "]"
 			for _, p := range other.Check(c, readerPath) {
 				if strings.HasSuffix(p.Path, ".maxReceiveCount") || strings.HasSuffix(p.Path, ".retentionPeriod") || strings.HasSuffix(p.Path, ".queueDelay") {
@@ -378,12 +423,12 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 				f.add(e.id, s.Path+".eventSource."+lowerFirst(p), timing.Invalid, "%s applies to stream and Kafka event sources only: Lambda rejects it on an SQS event source at deploy (InvalidParameterValueException); remove it", p)
 			}
 		}
-		a.checkHandlerEnvironment(sc, fnID, env, c)
+		a.checkHandlerEnvironment(sc, ft, fnID, env, c)
 		if !strings.Contains(fmt.Sprint(e.props["FunctionResponseTypes"]), "ReportBatchItemFailures") {
 			s.PartialReport = false
 			f.add(e.id, s.Path+".reportBatchItemFailures", timing.Missing, "the event source of function %s does not report partial batch failures: one failed record retries the whole batch, answering others twice; set FunctionResponseTypes [ReportBatchItemFailures]", fnID)
 		}
-		if en := e.props["Enabled"]; en != nil && a.Ident(t, en) == "false" {
+		if en := e.props["Enabled"]; en != nil && a.Ident(e.t, en) == "false" {
 			f.add(e.id, s.Path+".eventSource", timing.BreaksErasure, "the event source of function %s is disabled: requests wait unread until they expire; enable it", fnID)
 		}
 		if rc, ok := fn.Properties["ReservedConcurrentExecutions"]; ok && cfnmodel.Number(rc, -1) == 0 {
@@ -395,24 +440,24 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			// dead-letter unanswered.
 			f.add(fnID, s.Path+".reservedConcurrency", timing.BelowMinimum, "function %s has a reserved concurrency of %d, below the %d AWS advises for an SQS event source: throttled receives count toward maxReceiveCount and requests dead-letter unanswered; reserve at least %d or none", fnID, n, minReservedConcurrency, minReservedConcurrency)
 		}
-		a.checkFunctionWiring(sc, fnID, fn, env)
-		values = append(values, value{fnID, "handlerTimeout", fn.Properties["Timeout"]}, value{e.id, "batchSize", e.props["BatchSize"]},
-			value{e.id, "maxBatchingWindow", e.props["MaximumBatchingWindowInSeconds"]},
-			value{fnID, "passTwoDelay", env[contract.EnvPassTwoDelaySeconds]}, value{fnID, "batchTimeout", env[contract.EnvBatchTimeoutSeconds]})
+		a.checkFunctionWiring(sc, ft, fnID, fn, env)
+		values = append(values, value{ft, fnID, "handlerTimeout", fn.Properties["Timeout"]}, value{e.t, e.id, "batchSize", e.props["BatchSize"]},
+			value{e.t, e.id, "maxBatchingWindow", e.props["MaximumBatchingWindowInSeconds"]},
+			value{ft, fnID, "passTwoDelay", env[contract.EnvPassTwoDelaySeconds]}, value{ft, fnID, "batchTimeout", env[contract.EnvBatchTimeoutSeconds]})
 	}
 	if region, ok := sub.Properties["Region"].(string); ok && region != "" {
-		if arn := a.Ident(t, sub.Properties["TopicArn"]); strings.HasPrefix(arn, "arn:") {
+		if arn := a.Ident(st, sub.Properties["TopicArn"]); strings.HasPrefix(arn, "arn:") {
 			if parts := strings.Split(arn, ":"); len(parts) > 3 && parts[3] != "" && parts[3] != region {
-				f.add(subID, s.Path+".subscription.region", timing.Invalid, "%s is not the topic's region (%s): SNS rejects the subscription at deploy (the Region of a subscription is the topic's); remove Region or set it to the topic's", region, parts[3])
+				subF.add(subID, s.Path+".subscription.region", timing.Invalid, "%s is not the topic's region (%s): SNS rejects the subscription at deploy (the Region of a subscription is the topic's); remove Region or set it to the topic's", region, parts[3])
 			}
 		}
 	}
 
 	if !s.RawDelivery {
-		f.add(subID, s.Path+".rawMessageDelivery", timing.Invalid, "off: the handler would receive an SNS envelope and dead-letter every request; set RawMessageDelivery true")
+		subF.add(subID, s.Path+".rawMessageDelivery", timing.Invalid, "off: the handler would receive an SNS envelope and dead-letter every request; set RawMessageDelivery true")
 	}
 	if sub.Properties["FilterPolicy"] != nil || sub.Properties["FilterPolicyScope"] != nil {
-		f.add(subID, s.Path+".filterPolicy", timing.BreaksErasure, "a filter policy drops the requests it does not match without a trace; remove it and answer NOT_APPLICABLE instead")
+		subF.add(subID, s.Path+".filterPolicy", timing.BreaksErasure, "a filter policy drops the requests it does not match without a trace; remove it and answer NOT_APPLICABLE instead")
 	}
 	if cfnmodel.IsTrue(q.Properties["FifoQueue"]) {
 		f.add(queueID, s.Path+".queue", timing.FIFO, "pass two needs per-message delay; use a standard queue")
@@ -438,12 +483,12 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		f.out = append(f.out, bf.out...)
 	}
 	for _, u := range values {
-		if _, intrinsic := u.v.(map[string]any); intrinsic && cfnmodel.Number(a.Ident(t, u.v), -1) < 0 {
+		if _, intrinsic := u.v.(map[string]any); intrinsic && cfnmodel.Number(a.Ident(u.t, u.v), -1) < 0 {
 			f.add(u.id, s.Path+"."+u.field, timing.UnresolvedToken, "a value only deploy knows (an SSM parameter, an import from another app, a condition the check cannot decide): its cap cannot be checked at synth, and it is not assumed; give a literal, or a parameter with a Default")
 		}
 	}
-	a.checkQueueKey(sc, sub)
-	a.checkQueuePolicy(sc, sub)
+	a.checkQueueKey(sc, st, sub)
+	a.checkQueuePolicy(sc, st, sub)
 	a.checkReaders(sc)
 	if len(esms) > 0 {
 		for _, p := range set.Check(c, s.Path) {
@@ -460,15 +505,15 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 // its event source's batch size and window, and its handler's pass-two delay
 // and batch timeout (a batch timeout left out is at most the timeout), each
 // as CloudFormation resolves it.
-func (a *assembly) readerSettings(set *timing.Store, t *template, esm, env map[string]any, timeout int) {
+func (a *assembly) readerSettings(set *timing.Store, et *template, esm map[string]any, ft *template, env map[string]any, timeout int) {
 	set.HandlerTimeoutSeconds = timeout
-	set.BatchSize = a.NumAt(t, esm["BatchSize"], esmDefaultBatchSize)
-	set.MaxBatchingWindowSeconds = a.NumAt(t, esm["MaximumBatchingWindowInSeconds"], 0)
+	set.BatchSize = a.NumAt(et, esm["BatchSize"], esmDefaultBatchSize)
+	set.MaxBatchingWindowSeconds = a.NumAt(et, esm["MaximumBatchingWindowInSeconds"], 0)
 	if v, ok := env[contract.EnvPassTwoDelaySeconds]; ok {
-		set.PassTwoDelaySeconds = a.NumAt(t, v, set.PassTwoDelaySeconds)
+		set.PassTwoDelaySeconds = a.NumAt(ft, v, set.PassTwoDelaySeconds)
 	}
 	if v, ok := env[contract.EnvBatchTimeoutSeconds]; ok {
-		set.BatchTimeoutSeconds = a.NumAt(t, v, set.BatchTimeoutSeconds)
+		set.BatchTimeoutSeconds = a.NumAt(ft, v, set.BatchTimeoutSeconds)
 	} else {
 		set.BatchTimeoutSeconds = min(set.BatchTimeoutSeconds, max(timeout, 1))
 	}
@@ -501,7 +546,7 @@ func timingResource(path, queueID, fnID, esmID string) string {
 // checkQueueKey: the queue is under a customer-managed KMS key that is not
 // the topic's, SNS acting for the topic may use it, and SNS acting for a
 // topic of another account may not: both asked of the evaluator.
-func (a *assembly) checkQueueKey(sc *storeCheck, sub resource) {
+func (a *assembly) checkQueueKey(sc *storeCheck, st *template, sub resource) {
 	t, s, f := sc.t, sc.store, &sc.f
 	keyRef := sc.queue.Properties["KmsMasterKeyId"]
 	if keyRef == nil {
@@ -512,21 +557,21 @@ func (a *assembly) checkQueueKey(sc *storeCheck, sub resource) {
 		f.add(s.QueueID, s.Path+".encryptionKey", timing.BreaksErasure, "%s is AWS-managed: SNS cannot use it, so every delivery is dropped; use a customer-managed key", ks)
 		return
 	}
-	if topicKey := a.Ident(t, cfnmodel.Dig(a.topicResource(t, sub.Properties["TopicArn"]), "KmsMasterKeyId")); topicKey != "" && topicKey == a.Ident(t, keyRef) {
+	if topicKey := a.Ident(st, cfnmodel.Dig(a.topicResource(st, sub.Properties["TopicArn"]), "KmsMasterKeyId")); topicKey != "" && topicKey == a.KeyIdent(t, keyRef) {
 		f.add(s.QueueID, s.Path+".encryptionKey", timing.Invalid, "the queue shares the topic's key: a publisher's key grant would reach the store's queue; give the queue a key of its own")
 	}
 	key := a.keyTarget(t, keyRef, "sqs")
 	if key == nil {
 		return // an imported key: its policy is not in this assembly
 	}
-	sns := a.topicSNS(t, sub)
+	sns := a.topicSNS(st, sub)
 	for _, act := range []string{"kms:GenerateDataKey", "kms:Decrypt"} {
 		if v := a.decide(sns, act, key); v.Decision == Denied {
 			f.add(key.id, s.Path+".encryptionKey", timing.BreaksErasure, "SNS acting for the erasure topic may not %s with the key (%s): SNS cannot encrypt deliveries and drops them; allow %s, scoped with aws:SourceArn of the topic", act, v.Because, iameval.SNSServicePrincipal(sns.Region, key.Region))
 			return
 		}
 	}
-	if v := a.decide(a.otherTopicSNS(t, sub, key.Policy), "kms:GenerateDataKey", key); v.Decision == Allowed {
+	if v := a.decide(a.otherTopicSNS(st, sub, key.Policy), "kms:GenerateDataKey", key); v.Decision == Allowed {
 		f.add(key.id, s.Path+".encryptionKey", timing.ConfusedDeputy, "the key policy lets SNS use the key for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount", v.Because)
 	}
 }
@@ -584,15 +629,15 @@ func (a *assembly) otherTopicSNS(t *template, sub resource, stmts []statement) *
 
 // checkQueuePolicy: SNS acting for the topic may send to the queue, and SNS
 // acting for a topic of another account may not: both asked of the evaluator.
-func (a *assembly) checkQueuePolicy(sc *storeCheck, sub resource) {
+func (a *assembly) checkQueuePolicy(sc *storeCheck, st *template, sub resource) {
 	s := sc.store
 	queue := a.policyTarget(sc.t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
-	sns := a.topicSNS(sc.t, sub)
+	sns := a.topicSNS(st, sub)
 	if v := a.decide(sns, "sqs:SendMessage", queue); v.Decision == Denied {
 		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.BreaksErasure, "SNS acting for the erasure topic may not send to the queue (%s): SNS drops every delivery; allow sqs:SendMessage to %s with aws:SourceArn of the topic", v.Because, iameval.SNSServicePrincipal(sns.Region, queue.Region))
 		return
 	}
-	if v := a.decide(a.otherTopicSNS(sc.t, sub, queue.Policy), "sqs:SendMessage", queue); v.Decision == Allowed {
+	if v := a.decide(a.otherTopicSNS(st, sub, queue.Policy), "sqs:SendMessage", queue); v.Decision == Allowed {
 		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.ConfusedDeputy, "the queue policy lets SNS send for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic)", v.Because)
 	}
 }

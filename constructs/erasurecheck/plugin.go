@@ -1,7 +1,10 @@
 package erasurecheck
 
 import (
+	"fmt"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
@@ -56,7 +59,9 @@ func (p *Plugin) Validate(ctx awscdk.IPolicyValidationContext) *awscdk.PolicyVal
 	for _, s := range *ctx.TemplatePaths() {
 		paths = append(paths, *s)
 	}
+	start := time.Now()
 	res, err := Check(paths, p.cfg)
+	recordTiming(time.Since(start))
 	p.mu.Lock()
 	p.result, p.err = res, err
 	p.mu.Unlock()
@@ -113,4 +118,23 @@ func (p *Plugin) Stores() []Store {
 		return nil
 	}
 	return append([]Store(nil), p.result.Stores...)
+}
+
+// TimingsEnv names a file the plugin appends each check's wall seconds to,
+// one line a run (tools/bench-check divides it by the synth's own time, both
+// from one run, so machine noise hits both sides alike). Unset, nothing is
+// written.
+const TimingsEnv = "ERASURECHECK_TIMINGS"
+
+func recordTiming(d time.Duration) {
+	path := os.Getenv(TimingsEnv)
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return // a diagnostic only: the check's result does not depend on it
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%.4f\n", d.Seconds())
 }

@@ -119,3 +119,30 @@ func readPaths(paths []string) (*assembly, error) {
 	}
 	return &assembly{Assembly: m}, nil
 }
+
+// setParams and setAssume resolve the templates again (cfnmodel) and drop
+// what was read from the previous resolution.
+func (a *assembly) setParams(p map[string]string) {
+	a.SetParams(p)
+	a.roleStmts, a.roles = nil, nil
+}
+
+func (a *assembly) setAssume(assume map[*template]map[string]bool) {
+	a.SetAssume(assume)
+	a.roleStmts, a.roles = nil, nil
+}
+
+// appRole is role id of t as a principal, built once a resolution (the
+// readers rule asks every role about every store). Callers do not change it.
+func (a *assembly) appRole(t *template, id string) *principal {
+	key := cfnmodel.ResIdent(t, id)
+	if p, ok := a.roles[key]; ok {
+		return p
+	}
+	if a.roles == nil {
+		a.roles = map[string]*principal{}
+	}
+	p := a.rolePrincipal(t, map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
+	a.roles[key] = p
+	return p
+}

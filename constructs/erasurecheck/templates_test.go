@@ -86,9 +86,18 @@ func TestEventSourceOnAnAliasOrVersion(t *testing.T) {
 		"an alias":               {"Live", ""},
 		"a version":              {"Version", ""},
 		"an alias, slow handler": {"Live", ".visibilityTimeout: NotDerived"},
+		"by its name":            {"store-handler", ""},
+		"by its ARN and alias":   {"arn:aws:lambda:eu-west-1:111111111111:function:store-handler:live", ""},
+		"by its name, slow":       {"store-handler", ".visibilityTimeout: NotDerived"},
+		"another app's function": {"other-handler", ".eventSource: UnresolvedToken"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			body := strings.Replace(string(clean), mapping, "      FunctionName: !Ref "+c.target+"\n      EventSourceArn: !GetAtt Requests.Arn\n", 1)
+			ref := "!Ref " + c.target
+			if strings.Contains(c.target, "-") {
+				ref = c.target // a name or an ARN, as Lambda takes it
+			}
+			body := strings.Replace(string(clean), mapping, "      FunctionName: "+ref+"\n      EventSourceArn: !GetAtt Requests.Arn\n", 1)
+			body = strings.Replace(body, "      Handler: index.handler\n", "      Handler: index.handler\n      FunctionName: store-handler\n", 1)
 			body = strings.Replace(body, "Resources:\n", "Resources:\n"+versionAndAlias, 1)
 			if c.want != "" {
 				body = strings.Replace(body, "      Timeout: 60\n", "      Timeout: 59\n", 1)
@@ -407,4 +416,76 @@ func TestQueueURLsAsTheHandlerReadsThem(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, ".environment.ERASURE_QUEUE_URL", c.want) })
 	}
+}
+
+// TestAStoreAcrossStacks: the subscription, the queue and the functions
+// reading it may be in different stacks of one app, joined by exports, as
+// CloudFormation deploys them: the store is found and every reader judged.
+func TestAStoreAcrossStacks(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(clean)
+	const sub = "  Subscription:\n    Type: AWS::SNS::Subscription\n    Properties:\n      TopicArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic\n      Protocol: sqs\n      Endpoint: !GetAtt Requests.Arn\n      RawMessageDelivery: true\n"
+	if !strings.Contains(body, sub) {
+		t.Fatalf("the fixture changed: %q", sub)
+	}
+	exported := body + "Outputs:\n  RequestsArn:\n    Value: !GetAtt Requests.Arn\n    Export: { Name: store-requests-arn }\n"
+	subscription := "Resources:\n" + strings.Replace(sub, "!GetAtt Requests.Arn", "!ImportValue store-requests-arn", 1)
+	secondReader := `Resources:
+  Role:
+    Type: AWS::IAM::Role
+    Properties:
+      AssumeRolePolicyDocument:
+        Statement:
+          - { Effect: Allow, Principal: { Service: lambda.amazonaws.com }, Action: sts:AssumeRole }
+  Slow:
+    Type: AWS::Lambda::Function
+    Properties:
+      Runtime: nodejs22.x
+      Handler: index.handler
+      Role: !GetAtt Role.Arn
+      Timeout: 900
+      Code: { ZipFile: "exports.handler = async () => ({ batchItemFailures: [] })" }
+  SlowMapping:
+    Type: AWS::Lambda::EventSourceMapping
+    Properties:
+      FunctionName: !Ref Slow
+      EventSourceArn: !ImportValue store-requests-arn
+      FunctionResponseTypes: [ReportBatchItemFailures]
+`
+	check := func(t *testing.T, files map[string]string) []string {
+		t.Helper()
+		dir := t.TempDir()
+		var paths []string
+		for name, b := range files {
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, p)
+		}
+		res, err := CheckPaths(paths, Config{TopicArns: []string{"arn:aws:sns:eu-west-1:111111111111:erasure-topic"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Stores) != 1 {
+			t.Fatalf("%d stores, want 1", len(res.Stores))
+		}
+		return res.Findings.Strings()
+	}
+	t.Run("the subscription in another stack", func(t *testing.T) {
+		if lines := check(t, map[string]string{"queue.yaml": strings.Replace(exported, sub, "", 1), "subscription.yaml": subscription}); len(lines) != 0 {
+			t.Errorf("a clean store across stacks was refused:\n%s", strings.Join(lines, "\n"))
+		}
+	})
+	t.Run("a second reader in another stack", func(t *testing.T) {
+		lines := strings.Join(check(t, map[string]string{"store.yaml": exported, "reader.yaml": secondReader}), "\n")
+		for _, want := range []string{".reader[Slow].handlerTimeout: AboveCap", ".reader[Slow].visibilityTimeout: NotDerived"} {
+			if !strings.Contains(lines, want) {
+				t.Errorf("no %q in:\n%s", want, lines)
+			}
+		}
+	})
 }

@@ -68,13 +68,13 @@ func (a *assembly) isTopicKey(r topicRefs, keyIdent string) bool {
 // show, refused at synth instead of failing on the first request: its role
 // may decrypt the store queue's key (the event source reads with it), and it
 // may send to the response queue and use the response queue's key.
-func (a *assembly) checkFunctionWiring(sc *storeCheck, fnID string, fn resource, env map[string]any) {
-	t, s, f := sc.t, sc.store, &sc.f
+func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string, fn resource, env map[string]any) {
+	t, s, f := ft, sc.store, &sc.f
 	if _, _, ok := a.ResourceOf(a.Ident(t, fn.Properties["Role"])); !ok {
 		return // an imported role: its policies are not in this assembly (README: known limits)
 	}
 	role := a.rolePrincipal(t, fn.Properties["Role"])
-	if key := a.keyTarget(t, sc.queue.Properties["KmsMasterKeyId"], "sqs"); key != nil {
+	if key := a.keyTarget(sc.t, sc.queue.Properties["KmsMasterKeyId"], "sqs"); key != nil {
 		if v := a.decide(role, "kms:Decrypt", key); v.Decision == Denied {
 			f.add(fnID, s.Path+".handlerRole", timing.Missing, "the role of function %s may not kms:Decrypt the queue's key (%s): the event source cannot read a single message; grant kms:Decrypt on the key", fnID, v.Because)
 		}
@@ -161,8 +161,8 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 	t, s, f := sc.t, sc.store, &sc.f
 	queue := a.policyTarget(t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
 	handlerRoles := map[string]bool{}
-	for _, fnID := range s.FunctionIDs {
-		handlerRoles[a.Ident(t, t.Resources[fnID].Properties["Role"])] = true
+	for _, fn := range s.functions {
+		handlerRoles[a.Ident(fn.t, fn.t.Resources[fn.id].Properties["Role"])] = true
 	}
 	for _, rt := range a.Templates {
 		for _, id := range rt.IDs() {
@@ -176,8 +176,7 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 				if handlerRoles[cfnmodel.ResIdent(rt, id)] {
 					continue
 				}
-				p := a.rolePrincipal(rt, map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
-				if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
+				if a.decide(a.appRole(rt, id), "sqs:ReceiveMessage", queue).Decision == Allowed {
 					f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "role %s (stack %s) may sqs:ReceiveMessage from the queue but is not the role of a function with an event source on it: a poller the check cannot judge would take requests from the handler; remove the grant", id, rt.Stack)
 				}
 			case "AWS::IAM::User", "AWS::IAM::Group":
@@ -283,8 +282,8 @@ func (a *assembly) channelResponseQueue() (*template, string, bool) {
 // refuses at start-up is refused here with the same words; pass two must go
 // to the queue the event source reads, and answers to the channel's response
 // queue.
-func (a *assembly) checkHandlerEnvironment(sc *storeCheck, fnID string, env map[string]any, c contract.Constants) {
-	t, s, f := sc.t, sc.store, &sc.f
+func (a *assembly) checkHandlerEnvironment(sc *storeCheck, ft *template, fnID string, env map[string]any, c contract.Constants) {
+	t, s, f := ft, sc.store, &sc.f
 	for _, name := range contract.HandlerEnvironmentVariables {
 		v, ok := env[name]
 		if !ok {
@@ -302,7 +301,7 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, fnID string, env map[
 	}
 	if v, ok := env[contract.EnvQueueURL]; ok {
 		x := a.Ident(t, v)
-		own := cfnmodel.Aliases(t, s.QueueID)
+		own := cfnmodel.Aliases(sc.t, s.QueueID)
 		switch {
 		case x == "":
 			f.add(fnID, s.Path+".environment."+contract.EnvQueueURL, timing.UnresolvedToken, "function %s takes its own queue's URL from a value only deploy knows (a parameter from SSM, another app's export): the check cannot tell it is the queue the event source reads; give a reference to the queue", fnID)
@@ -331,7 +330,7 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, fnID string, env map[
 			return
 		}
 		ct, cid, channel := a.channelResponseQueue()
-		own := qt == t && (qid == s.QueueID || qid == s.DeadLetterID)
+		own := qt == sc.t && (qid == s.QueueID || qid == s.DeadLetterID)
 		if own || channel && (ct != qt || cid != qid) {
 			f.add(fnID, s.Path+".environment."+contract.EnvResponseQueueURL, timing.BreaksErasure, "function %s answers on %s, not the channel's response queue: the account service never reads its answers; name the channel's response queue", fnID, qid)
 		}

@@ -180,43 +180,35 @@ func Evaluate(q Request) Verdict {
 	if q.R.Conflict != "" {
 		return Verdict{Decision: Undecided, Because: q.R.Conflict}
 	}
-	var unknownDeny, unknownAllow string      // statements whose conditions the evaluator cannot judge
-	var idAllow, resDirect, resAccount string // the statements that allow, "" if none
+	// The first statement of each kind, named only when a reason needs it
+	// (this runs for every cell of a matrix).
+	var unknownDenyRef, unknownAllowRef, idAllowRef, resDirectRef, resAccountRef stmtRef
 	service := ""
 	if q.P.Service != "" {
 		service = serviceName(q.P, q.R)
 	}
 	consider := func(stmts []Statement, resourcePolicy bool) *Verdict {
-		for i, s := range stmts {
-			m, direct := applies(s, q, service, resourcePolicy)
-			// first names the statement unless one was named already (the
-			// name is built only then: this loop runs for every cell).
-			first := func(have string) string {
-				if have != "" {
-					return have
-				}
-				return s.describe(i)
+		for i := range stmts {
+			s := &stmts[i]
+			m, direct := applies(*s, q, service, resourcePolicy)
+			var slot *stmtRef
+			switch {
+			case m == unknownMatch && s.Effect == "Deny":
+				slot = &unknownDenyRef
+			case m == unknownMatch:
+				slot = &unknownAllowRef
+			case m != matches:
+			case s.Effect == "Deny":
+				return &Verdict{Decision: Denied, Because: s.explicitDeny(i), DeniedByResource: resourcePolicy}
+			case s.Effect == "Allow" && !resourcePolicy:
+				slot = &idAllowRef
+			case s.Effect == "Allow" && direct:
+				slot = &resDirectRef
+			case s.Effect == "Allow":
+				slot = &resAccountRef
 			}
-			if m == unknownMatch && s.Effect == "Deny" {
-				unknownDeny = first(unknownDeny)
-			} else if m == unknownMatch {
-				unknownAllow = first(unknownAllow)
-			}
-			if m != matches {
-				continue
-			}
-			switch s.Effect {
-			case "Deny":
-				return &Verdict{Decision: Denied, Because: "explicit deny: " + s.describe(i), DeniedByResource: resourcePolicy}
-			case "Allow":
-				switch {
-				case !resourcePolicy:
-					idAllow = first(idAllow)
-				case direct:
-					resDirect = first(resDirect)
-				default:
-					resAccount = first(resAccount)
-				}
+			if slot != nil && slot.s == nil {
+				*slot = stmtRef{s, i}
 			}
 		}
 		return nil
@@ -229,6 +221,8 @@ func Evaluate(q Request) Verdict {
 	if v := consider(q.R.Policy, true); v != nil {
 		return *v
 	}
+	unknownDeny, unknownAllow, idAllow := unknownDenyRef.name(), unknownAllowRef.name(), idAllowRef.name()
+	resDirect, resAccount := resDirectRef.name(), resAccountRef.name()
 	// Stacks without an account (environment-agnostic) deploy to one account.
 	sameAccount := q.P.Account == q.R.Account
 	if q.R.PolicyUnknown {
@@ -292,11 +286,35 @@ func identityOnly(q Request, sameAccount bool, idAllow, unknownDeny, unknownAllo
 	return Verdict{Decision: Denied, Because: "no identity-policy statement allows it"}
 }
 
+// stmtRef is a statement and its place in its policy, named on demand.
+type stmtRef struct {
+	s *Statement
+	i int
+}
+
+func (r stmtRef) name() string {
+	if r.s == nil {
+		return ""
+	}
+	return r.s.describe(r.i)
+}
+
 func or(a, b string) string {
 	if a != "" {
 		return a
 	}
 	return b
+}
+
+// explicitDeny is the reason of a Deny that decided, built once a statement.
+func (s *Statement) explicitDeny(i int) string {
+	if s.cache == nil {
+		return "explicit deny: " + s.describe(i)
+	}
+	if s.cache.denyReason == "" || s.cache.denyIndex != i {
+		s.cache.denyReason, s.cache.denyIndex = "explicit deny: "+s.describe(i), i
+	}
+	return s.cache.denyReason
 }
 
 // describe names a statement for a reason: where it is, never a value.
@@ -355,10 +373,9 @@ func principalMatches(s Statement, p *Principal, service string) (ok, direct boo
 		// {"AWS": "*"} is every principal, services included, as "*" is.
 		return contains(StringsOf(pm["Service"]), service) || contains(StringsOf(pm["AWS"]), "*"), true
 	}
-	for _, v := range ListOf(pm["AWS"]) {
+	for _, id := range s.values().awsPrin {
 		// A principal built from the stack's own unknown account is a
 		// pattern over it (arn:aws:iam::*:root).
-		id := s.Render(v)
 		switch {
 		case id == "*" || CoversAny(id, p.Aliases):
 			return true, true
@@ -380,64 +397,62 @@ func contains(list []string, s string) bool {
 
 // conditionsHold evaluates a statement's condition block against the
 // request context. Negated operators hold for an absent key, IfExists
-// operators too; an operator the evaluator does not know is unknownMatch.
+// operators too; an operator the evaluator does not know, or a value it
+// cannot render, is unknownMatch unless another key already fails.
 func conditionsHold(s Statement, ctx map[string][]string) match {
-	for op, block := range s.Condition {
-		name := strings.ToLower(op)
-		name = strings.TrimPrefix(strings.TrimPrefix(name, "foranyvalue:"), "forallvalues:")
-		ifExists := strings.HasSuffix(name, "ifexists")
-		name = strings.TrimSuffix(name, "ifexists")
-		m, _ := block.(map[string]any)
-		for key, vals := range m {
-			var want []string
-			for _, v := range ListOf(vals) {
-				w := s.Render(v)
-				if w == "" {
-					return unknownMatch
-				}
-				want = append(want, w)
+	// A condition block is a conjunction: one key that fails decides it,
+	// whatever the others; otherwise one the evaluator cannot judge leaves it
+	// unknown.
+	unknown := false
+	for _, c := range s.values().conditions {
+		if c.unknown {
+			unknown = true
+			continue
+		}
+		have, present := ctx[c.key]
+		if c.op == "null" {
+			if len(c.values) != 1 || (c.values[0] == "true") == present {
+				return noMatch
 			}
-			have, present := ctx[strings.ToLower(key)]
-			if name == "null" {
-				if len(want) != 1 || (want[0] == "true") == present {
-					return noMatch
-				}
+			continue
+		}
+		negated := strings.Contains(c.op, "not")
+		var eq func(w, h string) bool
+		switch strings.Replace(c.op, "not", "", 1) {
+		case "stringequals":
+			eq = func(w, h string) bool { return w == h }
+		case "bool":
+			eq = strings.EqualFold // "true" and "false", in any case
+		case "stringequalsignorecase":
+			eq = strings.EqualFold
+		case "stringlike":
+			eq = func(w, h string) bool { return CoversAny(w, []string{h}) }
+		case "arnlike", "arnequals":
+			// IAM matches an ARN field by field: a wildcard never
+			// crosses a colon.
+			eq = arnMatchAny
+		default:
+			unknown = true
+			continue
+		}
+		if !present {
+			if negated || c.ifExists {
 				continue
 			}
-			negated := strings.Contains(name, "not")
-			var eq func(w, h string) bool
-			switch strings.Replace(name, "not", "", 1) {
-			case "stringequals":
-				eq = func(w, h string) bool { return w == h }
-			case "bool":
-				eq = strings.EqualFold // "true" and "false", in any case
-			case "stringequalsignorecase":
-				eq = strings.EqualFold
-			case "stringlike":
-				eq = func(w, h string) bool { return CoversAny(w, []string{h}) }
-			case "arnlike", "arnequals":
-				// IAM matches an ARN field by field: a wildcard never
-				// crosses a colon.
-				eq = arnMatchAny
-			default:
-				return unknownMatch
-			}
-			if !present {
-				if negated || ifExists {
-					continue
-				}
-				return noMatch
-			}
-			hit := false
-			for _, w := range want {
-				for _, h := range have {
-					hit = hit || eq(w, h)
-				}
-			}
-			if hit == negated {
-				return noMatch
+			return noMatch
+		}
+		hit := false
+		for _, w := range c.values {
+			for _, h := range have {
+				hit = hit || eq(w, h)
 			}
 		}
+		if hit == negated {
+			return noMatch
+		}
+	}
+	if unknown {
+		return unknownMatch
 	}
 	return matches
 }

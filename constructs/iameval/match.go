@@ -9,7 +9,7 @@ func GlobMatch(pattern, s string) bool {
 	if pattern == "" {
 		return false
 	}
-	if !strings.ContainsAny(pattern, "*?") {
+	if strings.IndexByte(pattern, '*') < 0 && strings.IndexByte(pattern, '?') < 0 {
 		return pattern == s
 	}
 	// Iterative wildcard matching with one backtrack point.
@@ -42,16 +42,30 @@ func ARNMatch(pattern, s string) bool {
 	if !strings.HasPrefix(pattern, "arn:") || !strings.HasPrefix(s, "arn:") {
 		return GlobMatch(pattern, s) // a reference to a resource of the app
 	}
-	pf, sf := strings.SplitN(pattern, ":", 6), strings.SplitN(s, ":", 6)
-	if len(pf) != 6 || len(sf) != 6 {
-		return false // not an ARN: IAM matches nothing
-	}
-	for i := range pf {
-		if pf[i] != sf[i] && !GlobMatch(pf[i], sf[i]) {
+	for i := 0; i < 6; i++ {
+		pf, prest, pok := nextField(pattern, i)
+		sf, srest, sok := nextField(s, i)
+		if !pok || !sok {
+			return false // not an ARN: IAM matches nothing
+		}
+		if pf != sf && !GlobMatch(pf, sf) {
 			return false
 		}
+		pattern, s = prest, srest
 	}
 	return true
+}
+
+// nextField splits off an ARN's field i of six (the last keeps its colons).
+func nextField(s string, i int) (field, rest string, ok bool) {
+	if i == 5 {
+		return s, "", true
+	}
+	j := strings.IndexByte(s, ':')
+	if j < 0 {
+		return "", "", false
+	}
+	return s[:j], s[j+1:], true
 }
 
 // arnMatchAny is ARNMatch, either way round when the value is itself a
@@ -65,7 +79,7 @@ func arnMatchAny(pattern, s string) bool {
 // region) is met by a resource it could be.
 func CoversAny(pattern string, targets []string) bool {
 	for _, t := range targets {
-		if GlobMatch(pattern, t) || strings.Contains(t, "*") && GlobMatch(t, pattern) {
+		if GlobMatch(pattern, t) || strings.IndexByte(t, '*') >= 0 && GlobMatch(t, pattern) {
 			return true
 		}
 	}

@@ -38,6 +38,27 @@ type Statement struct {
 	Source map[string]any
 
 	actions *[]string // Action or NotAction in lower case, from Parse
+	cache   *rendered // the statement's values rendered once, from Parse
+}
+
+// rendered is a statement's values rendered in its scope, once: the
+// evaluator asks every statement for every cell of a matrix.
+type rendered struct {
+	resources  []string // Resource, or NotResource
+	awsPrin    []string // Principal's AWS values
+	conditions []condition
+	done       bool
+	denyReason string // the reason a Deny of it gives, at denyIndex
+	denyIndex  int
+}
+
+// condition is one key of one operator of a Condition block, parsed.
+type condition struct {
+	op       string // lower case, without ForAnyValue:/ForAllValues: and IfExists
+	ifExists bool
+	key      string // lower case
+	values   []string
+	unknown  bool // a value the scope cannot render
 }
 
 // Parse reads a policy document's statements (a list, or one statement
@@ -61,6 +82,7 @@ func Parse(doc any, scope Scope, from string) []Statement {
 		st.Condition, _ = sm["Condition"].(map[string]any)
 		lower := st.lowerActions()
 		st.actions = &lower
+		st.cache = &rendered{}
 		out = append(out, st)
 	}
 	return out
@@ -72,6 +94,52 @@ func (s Statement) Render(v any) string {
 		return Literal{}.Pattern(v)
 	}
 	return s.Scope.Pattern(v)
+}
+
+// values renders the statement's resources, AWS principals and conditions,
+// once for a statement read by Parse.
+func (s Statement) values() *rendered {
+	if s.cache != nil && s.cache.done {
+		return s.cache
+	}
+	r := s.cache
+	if r == nil {
+		r = &rendered{}
+	}
+	src := s.Resource
+	if s.NotResource != nil {
+		src = s.NotResource
+	}
+	r.resources = nil
+	for _, v := range ListOf(src) {
+		r.resources = append(r.resources, s.Render(v))
+	}
+	pm, _ := s.Principal.(map[string]any)
+	r.awsPrin = nil
+	for _, v := range ListOf(pm["AWS"]) {
+		r.awsPrin = append(r.awsPrin, s.Render(v))
+	}
+	r.conditions = nil
+	for op, block := range s.Condition {
+		name := strings.ToLower(op)
+		name = strings.TrimPrefix(strings.TrimPrefix(name, "foranyvalue:"), "forallvalues:")
+		c := condition{op: strings.TrimSuffix(name, "ifexists"), ifExists: strings.HasSuffix(name, "ifexists")}
+		m, _ := block.(map[string]any)
+		for key, vals := range m {
+			ck := c
+			ck.key = strings.ToLower(key)
+			for _, v := range ListOf(vals) {
+				w := s.Render(v)
+				if w == "" {
+					ck.unknown = true
+				}
+				ck.values = append(ck.values, w)
+			}
+			r.conditions = append(r.conditions, ck)
+		}
+	}
+	r.done = true
+	return r
 }
 
 // HasAction says whether the statement's actions include action (IAM
@@ -115,16 +183,17 @@ func (s Statement) lowerActions() []string {
 // resource that cannot be rendered reaches nothing; NotResource reaches
 // everything it does not list.
 func (s Statement) Covers(targets []string) bool {
+	resources := s.values().resources
 	if s.NotResource != nil {
-		for _, r := range ListOf(s.NotResource) {
-			if CoversAny(s.Render(r), targets) {
+		for _, r := range resources {
+			if CoversAny(r, targets) {
 				return false
 			}
 		}
 		return true
 	}
-	for _, r := range ListOf(s.Resource) {
-		if CoversAny(s.Render(r), targets) {
+	for _, r := range resources {
+		if CoversAny(r, targets) {
 			return true
 		}
 	}
