@@ -88,7 +88,7 @@ func TestEventSourceOnAnAliasOrVersion(t *testing.T) {
 		"an alias, slow handler": {"Live", ".visibilityTimeout: NotDerived"},
 		"by its name":            {"store-handler", ""},
 		"by its ARN and alias":   {"arn:aws:lambda:eu-west-1:111111111111:function:store-handler:live", ""},
-		"by its name, slow":       {"store-handler", ".visibilityTimeout: NotDerived"},
+		"by its name, slow":      {"store-handler", ".visibilityTimeout: NotDerived"},
 		"another app's function": {"other-handler", ".eventSource: UnresolvedToken"},
 	} {
 		t.Run(name, func(t *testing.T) {
