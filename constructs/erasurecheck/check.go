@@ -173,6 +173,9 @@ func (a *assembly) check(cfg Config) *Result {
 		}
 	}
 	res.Findings = append(res.Findings, a.checkSharedKeys(stores, topics)...)
+	if len(stores) > 0 || cfg.Access {
+		res.Findings = append(res.Findings, a.checkPolicyQuotas()...)
+	}
 	for _, sc := range stores {
 		res.Stores = append(res.Stores, *sc.store)
 	}

@@ -489,3 +489,33 @@ func TestAStoreAcrossStacks(t *testing.T) {
 		}
 	})
 }
+
+// TestPolicyQuotas: a resource policy its service would refuse at deploy
+// (statements, actions in a statement, bytes) is refused at synth; the
+// clean store's policies are within every quota.
+func TestPolicyQuotas(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(clean)
+	const deny = "          - Sid: OnlyTheTopicAndTheHandlerSend\n"
+	if !strings.Contains(body, deny) {
+		t.Fatalf("the fixture changed: %q", deny)
+	}
+	extra := func(n int, stmt string) string {
+		return strings.Replace(body, deny, strings.Repeat(stmt, n)+deny, 1)
+	}
+	const tag = "          - { Effect: Deny, Principal: \"*\", Action: sqs:TagQueue, Resource: \"*\" }\n"
+	const wide = "          - { Effect: Deny, Principal: \"*\", Action: [sqs:TagQueue, sqs:UntagQueue, sqs:PurgeQueue, sqs:DeleteQueue, sqs:SetQueueAttributes, sqs:AddPermission, sqs:RemovePermission, sqs:CreateQueue], Resource: \"*\" }\n"
+	long := "          - { Sid: " + strings.Repeat("x", 8200) + ", Effect: Deny, Principal: \"*\", Action: sqs:TagQueue, Resource: \"*\" }\n"
+	for name, c := range map[string]struct{ body, want string }{
+		"clean":                    {body, ""},
+		"20 statements":            {extra(18, tag), ""},
+		"21 statements":            {extra(19, tag), ": Invalid"},
+		"8 actions in a statement": {extra(1, wide), ": Invalid"},
+		"past 8,192 bytes":         {extra(1, long), ": Invalid"},
+	} {
+		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, "Policy[", c.want) })
+	}
+}
