@@ -62,6 +62,12 @@ type Shape struct {
 	PassTwoParameter                            int    // ERASURE_PASS_TWO_DELAY_SECONDS from a template parameter with this Default
 	DenySNS, StaleTopic, KeyOnStoreAccount      bool   // L1 policies that keep SNS out
 	AliasKey, AliasKeyNoSNS, SubscriptionRegion bool
+	// FunctionByName maps the event source to the function by its name, as
+	// Lambda takes it (a plain string, not a reference).
+	FunctionByName bool
+	// PolicyStatements adds this many statements to the queue policy (SQS
+	// refuses a policy of more than 20 at deploy).
+	PolicyStatements int
 }
 
 // BucketShape is a bitmap store (ErasureSubscriber + BitmapStoreBucket) whose
@@ -135,6 +141,8 @@ func Cases() []Case {
 		{Name: "clean-alias-key", Store: &Shape{AliasKey: true}},
 		{Name: "alias-key-sns-cannot-use", Store: &Shape{AliasKeyNoSNS: true}, Want: []string{".encryptionKey: BreaksErasure"}},
 		{Name: "subscription-region", Store: &Shape{SubscriptionRegion: true}, Want: []string{".subscription.region: Invalid"}},
+		{Name: "event-source-by-function-name", Store: &Shape{FunctionByName: true}},
+		{Name: "queue-policy-past-sqs-quota", Store: &Shape{PolicyStatements: 20}, Want: []string{".quota: Invalid"}},
 		{Name: "bucket-direct-expiry", Bucket: &BucketShape{DirectExpiry: true}, Want: []string{".bitmapBucket.lifecycleRules[Direct].expiration: BreaksErasure"}},
 		{Name: "bucket-versioning-suspended", Bucket: &BucketShape{VersioningSuspended: true}, Want: []string{".bitmapBucket.versioned: Invalid"}},
 		{Name: "bucket-replication", Bucket: &BucketShape{Replication: true}, Want: []string{".bitmapBucket.replication[Replica]: BreaksErasure"}},
@@ -311,6 +319,9 @@ func (h Shape) Build(scope constructs.Construct) {
 	if h.ReservedZero {
 		fp.ReservedConcurrentExecutions = jsii.Number(0)
 	}
+	if h.FunctionByName {
+		fp.FunctionName = jsii.String(*awscdk.Stack_Of(scope).StackName() + "-handler")
+	}
 	fn := awslambda.NewFunction(scope, jsii.String("Handler"), fp)
 	if l1 {
 		if h.LambdaSubscription {
@@ -333,6 +344,13 @@ func (h Shape) Build(scope constructs.Construct) {
 		// The mapping without CDK's grants: the role may not decrypt the queue.
 		awslambda.NewCfnEventSourceMapping(scope, jsii.String("Mapping"), &awslambda.CfnEventSourceMappingProps{
 			FunctionName: fn.FunctionName(), EventSourceArn: q.QueueArn(), BatchSize: jsii.Number(1),
+			FunctionResponseTypes: jsii.Strings("ReportBatchItemFailures"),
+		})
+	} else if h.FunctionByName {
+		// The function by the name it was given, a plain string.
+		q.GrantConsumeMessages(fn)
+		awslambda.NewCfnEventSourceMapping(scope, jsii.String("Mapping"), &awslambda.CfnEventSourceMappingProps{
+			FunctionName: fp.FunctionName, EventSourceArn: q.QueueArn(), BatchSize: jsii.Number(1),
 			FunctionResponseTypes: jsii.Strings("ReportBatchItemFailures"),
 		})
 	} else {
@@ -358,6 +376,11 @@ func (h Shape) Build(scope constructs.Construct) {
 		}
 	}
 	onlySenders(fn.Role().RoleArn())
+	for i := 0; i < h.PolicyStatements; i++ {
+		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Sid: jsii.String(fmt.Sprintf("NoTagging%d", i)),
+			Effect: awsiam.Effect_DENY, Principals: &[]awsiam.IPrincipal{awsiam.NewAccountPrincipal(jsii.String(fmt.Sprintf("3333333333%02d", i)))},
+			Resources: jsii.Strings(*q.QueueArn()), Actions: jsii.Strings("sqs:TagQueue")}))
+	}
 	if h.PipeReader || h.PollerRole {
 		role := awsiam.NewRole(scope, jsii.String("PollerRole"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("pipes.amazonaws.com"), nil)})
 		q.GrantConsumeMessages(role)
