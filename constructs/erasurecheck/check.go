@@ -113,6 +113,9 @@ type Result struct {
 type findings struct {
 	t   *template
 	out Findings
+	// where is the template of a resource the lines name that is not in t
+	// (a function or event source in another stack than its queue).
+	where map[string]*template
 }
 
 func (f *findings) add(id, path string, typ timing.ProblemType, format string, args ...any) {
@@ -120,7 +123,22 @@ func (f *findings) add(id, path string, typ timing.ProblemType, format string, a
 }
 
 func (f *findings) addProblem(id string, p timing.Problem) {
-	f.out = append(f.out, Finding{Problem: p, Stack: f.t.Stack, Template: f.t.Path, LogicalID: id})
+	t := f.t
+	if w := f.where[id]; w != nil {
+		t = w
+	}
+	f.out = append(f.out, Finding{Problem: p, Stack: t.Stack, Template: t.Path, LogicalID: id})
+}
+
+// in notes that the resource id the lines name is in t.
+func (f *findings) in(t *template, id string) {
+	if t == f.t {
+		return
+	}
+	if f.where == nil {
+		f.where = map[string]*template{}
+	}
+	f.where[id] = t
 }
 
 func (f *findings) addAll(id string, l timing.Problems) {
@@ -371,6 +389,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	s.PartialReport = len(esms) > 0
 	firstESM := ""
 	for _, e := range esms {
+		f.in(e.t, e.id)
 		fnName := a.Ident(e.t, e.props["FunctionName"])
 		ft, fnID, found := a.ResourceOf(fnName)
 		if !found && fnName != "" && !strings.HasPrefix(fnName, "res:") {
@@ -390,6 +409,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		}
 		s.FunctionIDs = append(s.FunctionIDs, fnID)
 		s.functions = append(s.functions, resourceRef{ft, fnID})
+		f.in(ft, fnID)
 		timeout := a.NumAt(ft, fn.Properties["Timeout"], lambdaDefaultTimeoutSeconds)
 		env, _ := cfnmodel.Dig(fn.Properties, "Environment", "Variables").(map[string]any)
 		if s.FunctionID == "" {

@@ -455,7 +455,7 @@ func TestAStoreAcrossStacks(t *testing.T) {
       EventSourceArn: !ImportValue store-requests-arn
       FunctionResponseTypes: [ReportBatchItemFailures]
 `
-	check := func(t *testing.T, files map[string]string) []string {
+	check := func(t *testing.T, files map[string]string) Findings {
 		t.Helper()
 		dir := t.TempDir()
 		var paths []string
@@ -473,15 +473,21 @@ func TestAStoreAcrossStacks(t *testing.T) {
 		if len(res.Stores) != 1 {
 			t.Fatalf("%d stores, want 1", len(res.Stores))
 		}
-		return res.Findings.Strings()
+		return res.Findings
 	}
 	t.Run("the subscription in another stack", func(t *testing.T) {
-		if lines := check(t, map[string]string{"queue.yaml": strings.Replace(exported, sub, "", 1), "subscription.yaml": subscription}); len(lines) != 0 {
+		if lines := check(t, map[string]string{"queue.yaml": strings.Replace(exported, sub, "", 1), "subscription.yaml": subscription}).Strings(); len(lines) != 0 {
 			t.Errorf("a clean store across stacks was refused:\n%s", strings.Join(lines, "\n"))
 		}
 	})
 	t.Run("a second reader in another stack", func(t *testing.T) {
-		lines := strings.Join(check(t, map[string]string{"store.yaml": exported, "reader.yaml": secondReader}), "\n")
+		found := check(t, map[string]string{"store.yaml": exported, "reader.yaml": secondReader})
+		lines := strings.Join(found.Strings(), "\n")
+		for _, f := range found {
+			if f.LogicalID == "Slow" && filepath.Base(f.Template) != "reader.yaml" {
+				t.Errorf("the line about Slow points at %s, not the stack that declares it", filepath.Base(f.Template))
+			}
+		}
 		for _, want := range []string{".reader[Slow].handlerTimeout: AboveCap", ".reader[Slow].visibilityTimeout: NotDerived"} {
 			if !strings.Contains(lines, want) {
 				t.Errorf("no %q in:\n%s", want, lines)
