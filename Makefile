@@ -87,6 +87,16 @@ bench-synth: tools
 bench-check: tools
 	tools/bench-check
 
+## bench-check-go: one check in process over the channel with 100 stores (synthesized with the check off).
+bench-check-go: tools
+	rm -rf $(CURDIR)/.bench-check-go && mkdir -p $(CURDIR)/.bench-check-go
+	go build -o $(CURDIR)/.bench-check-go/cdkapp ./stacks/app
+	CDK_OUTDIR=$(CURDIR)/.bench-check-go/out JSII_NODE=$(NODE) JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 \
+	  CDK_CONTEXT_JSON="$$($(NODE) -e "const c=require('./cdk.json').context; Object.assign(c, {'erasure:examples':false,'erasure:nag':false,'erasure:check':false,'erasure:extraStores':100}); process.stdout.write(JSON.stringify(c))")" \
+	  $(CURDIR)/.bench-check-go/cdkapp > /dev/null
+	ERASURECHECK_BENCH_ASSEMBLY=$(CURDIR)/.bench-check-go/out go test -run '^$$' -bench CheckAssembly -benchtime 10x -count 3 ./constructs/erasurecheck
+	rm -rf $(CURDIR)/.bench-check-go
+
 ## bench-ledger: the ledger on the DynamoDB emulator: answers recorded per second at 1, 8 and 32 concurrent
 ## readers, and the sweeper over 10,000 open requests (none due; all expired and re-broadcast).
 bench-ledger: tools
