@@ -56,6 +56,9 @@ type Template struct {
 	Parameters map[string]any
 	Conditions map[string]any
 	Mappings   map[string]any
+	// Transforms are the macros the template declares (Transform):
+	// CloudFormation runs them at deploy, before any value resolves.
+	Transforms []string
 
 	parent       *Template      // the stack that nests this one
 	nestedID     string         // its logical id in the parent
@@ -280,6 +283,9 @@ func ReadTemplate(path string) (*Template, error) {
 	t.Parameters, _ = doc["Parameters"].(map[string]any)
 	t.Conditions, _ = doc["Conditions"].(map[string]any)
 	t.Mappings, _ = doc["Mappings"].(map[string]any)
+	for _, tr := range AllStrings(doc["Transform"]) {
+		t.Transforms = append(t.Transforms, tr)
+	}
 	res, _ := doc["Resources"].(map[string]any)
 	for id, v := range res {
 		m, _ := v.(map[string]any)

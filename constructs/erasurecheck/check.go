@@ -190,6 +190,7 @@ func (a *assembly) check(cfg Config) *Result {
 			}
 		}
 	}
+	res.Findings = append(res.Findings, a.checkTransforms()...)
 	res.Findings = append(res.Findings, a.checkSharedKeys(stores, topics)...)
 	if len(stores) > 0 || cfg.Access {
 		res.Findings = append(res.Findings, a.checkPolicyQuotas()...)
@@ -681,4 +682,21 @@ func functionOf(t *template, id string) string {
 		id = next
 	}
 	return id
+}
+
+// checkTransforms: a template that declares a macro (SAM's
+// AWS::Serverless-2016-10-31, AWS::LanguageExtensions, an account's own) is
+// expanded by CloudFormation at deploy, so what it deploys is not what the
+// check reads: an UnresolvedToken line, never a store silently missed or a
+// correct one refused.
+func (a *assembly) checkTransforms() Findings {
+	var out Findings
+	for _, t := range a.Templates {
+		for _, tr := range t.Transforms {
+			out = append(out, Finding{Problem: timing.Problem{Path: "Template[" + t.Stack + "].transform", Type: timing.UnresolvedToken,
+				Detail: tr + " is expanded by CloudFormation at deploy: the check reads templates as deployed; check the processed template (aws cloudformation get-template --template-stage Processed, or SAM's translator)"},
+				Stack: t.Stack, Template: t.Path})
+		}
+	}
+	return out
 }

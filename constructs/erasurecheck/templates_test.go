@@ -525,3 +525,16 @@ func TestPolicyQuotas(t *testing.T) {
 		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, "Policy[", c.want) })
 	}
 }
+
+// TestTransformsAreUnknowableAtSynth: a SAM or macro template is expanded at
+// deploy; the check says so instead of judging what it cannot see.
+func TestTransformsAreUnknowableAtSynth(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(clean)
+	assertFindings(t, body, ".transform", "")
+	assertFindings(t, "Transform: AWS::Serverless-2016-10-31\n"+body, "Template[", ".transform: UnresolvedToken")
+	assertFindings(t, "Transform: [AWS::LanguageExtensions]\n"+body, "Template[", ".transform: UnresolvedToken")
+}
