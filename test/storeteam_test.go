@@ -171,8 +171,11 @@ func assertCheckCLIAgrees(t *testing.T, assembly string, reported []reportedLine
 	}
 	var got []string
 	for _, l := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(l, "Store[") || strings.HasPrefix(l, "ErasureSubscriber[") || strings.HasPrefix(l, "Access[") {
-			got = append(got, l)
+		for _, prefix := range []string{"Store[", "ErasureSubscriber[", "Access[", "Policy[", "Template["} {
+			if strings.HasPrefix(l, prefix) {
+				got = append(got, l)
+				break
+			}
 		}
 	}
 	sort.Strings(want)
