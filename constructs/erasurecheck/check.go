@@ -324,7 +324,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	}
 	// The subscribed queue, wherever in the app it is declared (a reference,
 	// an export of another stack, the ARN of its name).
-	endpoint := a.Ident(t, sub.Properties["Endpoint"])
+	endpoint := a.identOrPattern(t, sub.Properties["Endpoint"])
 	qt, queueID, found := a.ResourceOf(endpoint)
 	if !found && endpoint != "" {
 		qt, queueID, found = a.ByAlias(cfnmodel.SQSURLToARN(endpoint), "AWS::SQS::Queue")
@@ -373,7 +373,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	// The queue's own stack first: its first reader is the store's handler.
 	for _, et := range append([]*template{t}, slices.DeleteFunc(slices.Clone(a.Templates), func(x *template) bool { return x == t })...) {
 		for _, id := range et.IDs() {
-			if r := et.Resources[id]; r.Type == "AWS::Lambda::EventSourceMapping" && slices.Contains(queueNames, a.Ident(et, r.Properties["EventSourceArn"])) {
+			if r := et.Resources[id]; r.Type == "AWS::Lambda::EventSourceMapping" && a.namesOneOf(et, r.Properties["EventSourceArn"], queueNames) {
 				esms = append(esms, esm{id, et, r.Properties})
 			}
 		}
@@ -391,7 +391,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	firstESM := ""
 	for _, e := range esms {
 		f.in(e.t, e.id)
-		fnName := a.Ident(e.t, e.props["FunctionName"])
+		fnName := a.identOrPattern(e.t, e.props["FunctionName"])
 		ft, fnID, found := a.ResourceOf(fnName)
 		if !found && fnName != "" && !strings.HasPrefix(fnName, "res:") {
 			// A function named by its name or ARN, as Lambda takes it.
@@ -455,9 +455,10 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		if en := e.props["Enabled"]; en != nil && a.Ident(e.t, en) == "false" {
 			f.add(e.id, s.Path+".eventSource", timing.BreaksErasure, "the event source of function %s is disabled: requests wait unread until they expire; enable it", fnID)
 		}
-		if rc, ok := fn.Properties["ReservedConcurrentExecutions"]; ok && cfnmodel.Number(rc, -1) == 0 {
+		rc, ok := fn.Properties["ReservedConcurrentExecutions"]
+		if ok && a.NumAt(ft, rc, -1) == 0 {
 			f.add(fnID, s.Path+".reservedConcurrency", timing.BreaksErasure, "function %s has a reserved concurrency of 0: it never runs; remove the setting", fnID)
-		} else if n := cfnmodel.Number(rc, -1); ok && n > 0 && n < minReservedConcurrency {
+		} else if n := a.NumAt(ft, rc, -1); ok && n > 0 && n < minReservedConcurrency {
 			// AWS's guidance for an SQS event source: reserve at least 5, or
 			// the pollers' throttled invocations return messages to the queue,
 			// each receive counting toward maxReceiveCount, and requests
@@ -699,4 +700,28 @@ func (a *assembly) checkTransforms() Findings {
 		}
 	}
 	return out
+}
+
+// identOrPattern is Ident, or where a plain template leaves its own account
+// or region unknown, the pattern over them (IdentPattern).
+func (a *assembly) identOrPattern(t *template, v any) string {
+	if id := a.Ident(t, v); id != "" {
+		return id
+	}
+	return a.IdentPattern(t, v)
+}
+
+// namesOneOf says whether v names one of a resource's names (its reference
+// or the ARN of its name), an unknown account or region matching any.
+func (a *assembly) namesOneOf(t *template, v any, names []string) bool {
+	id := a.identOrPattern(t, v)
+	if id == "" {
+		return false
+	}
+	for _, n := range names {
+		if id == n || strings.HasPrefix(id, "arn:") && (iameval.ARNMatch(n, id) || iameval.ARNMatch(id, n)) {
+			return true
+		}
+	}
+	return false
 }

@@ -538,3 +538,35 @@ func TestTransformsAreUnknowableAtSynth(t *testing.T) {
 	assertFindings(t, "Transform: AWS::Serverless-2016-10-31\n"+body, "Template[", ".transform: UnresolvedToken")
 	assertFindings(t, "Transform: [AWS::LanguageExtensions]\n"+body, "Template[", ".transform: UnresolvedToken")
 }
+
+// TestReferencesByARN: an event source or a subscription that names the
+// queue by the ARN of its name (built from the stack's own account and
+// region), and a reserved concurrency from a parameter, resolve as
+// CloudFormation resolves them.
+func TestReferencesByARN(t *testing.T) {
+	clean, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Replace(string(clean), "      VisibilityTimeout: 360\n", "      VisibilityTimeout: 360\n      QueueName: store-requests\n", 1)
+	const (
+		esmSource = "      EventSourceArn: !GetAtt Requests.Arn\n      BatchSize: 1\n"
+		endpoint  = "      Endpoint: !GetAtt Requests.Arn\n"
+		handler   = "      Handler: index.handler\n"
+		params    = "Parameters:\n"
+		byARN     = "!Sub \"arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:store-requests\""
+	)
+	for _, s := range []string{esmSource, endpoint, handler, params} {
+		if !strings.Contains(body, s) {
+			t.Fatalf("the fixture changed: %q", s)
+		}
+	}
+	for name, c := range map[string]struct{ body, about, want string }{
+		"event source by the queue's ARN": {strings.Replace(body, esmSource, "      EventSourceArn: "+byARN+"\n      BatchSize: 1\n", 1), ".handler", ""},
+		"subscription by the queue's ARN": {strings.Replace(body, endpoint, "      Endpoint: "+byARN+"\n", 1), ".endpoint", ""},
+		"reserved concurrency 0 from a parameter": {strings.Replace(strings.Replace(body, params, params+"  Reserved:\n    Type: Number\n    Default: 0\n", 1),
+			handler, handler+"      ReservedConcurrentExecutions: !Ref Reserved\n", 1), ".reservedConcurrency", ": BreaksErasure"},
+	} {
+		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, c.about, c.want) })
+	}
+}
