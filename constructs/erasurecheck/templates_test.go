@@ -12,12 +12,9 @@ import (
 // built with !Sub) has no problem, and a string without a dead-letter queue,
 // past the receive cap or not JSON is refused as the object form is.
 func TestRedrivePolicyAsAJSONString(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clean := cleanStore(t)
 	const object = "      RedrivePolicy:\n        deadLetterTargetArn: !GetAtt DeadLetters.Arn\n        maxReceiveCount: 5\n"
-	if !strings.Contains(string(clean), object) {
+	if !strings.Contains(clean, object) {
 		t.Fatal("the fixture's RedrivePolicy changed")
 	}
 	for name, c := range map[string]struct {
@@ -31,7 +28,7 @@ func TestRedrivePolicyAsAJSONString(t *testing.T) {
 		"the object, as before": {object, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			assertFindings(t, strings.Replace(string(clean), object, c.redrive, 1), "", c.want)
+			assertFindings(t, strings.Replace(clean, object, c.redrive, 1), "", c.want)
 		})
 	}
 }
@@ -41,15 +38,12 @@ func TestRedrivePolicyAsAJSONString(t *testing.T) {
 // none for the response queue); where the channel's response queue is in the
 // app, its role must still be allowed to answer there.
 func TestResponseQueueByGrantNotVariable(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clean := cleanStore(t)
 	const envLine = "          ERASURE_RESPONSE_QUEUE_URL: !Sub \"https://sqs.eu-west-1.${AWS::URLSuffix}/111111111111/erasure-responses\"\n"
-	if !strings.Contains(string(clean), envLine) {
+	if !strings.Contains(clean, envLine) {
 		t.Fatal("the fixture's environment changed")
 	}
-	noVar := strings.Replace(string(clean), envLine, "", 1)
+	noVar := strings.Replace(clean, envLine, "", 1)
 	// The channel's response queue in the same template, as ErasureChannel marks it.
 	const channelQueue = "  Responses:\n    Type: AWS::SQS::Queue\n    Metadata:\n      erasure:kind: response-queue\n    Properties:\n      QueueName: erasure-responses\n"
 	for name, c := range map[string]struct {
@@ -72,12 +66,9 @@ func TestResponseQueueByGrantNotVariable(t *testing.T) {
 // as on its function: the clean store stays clean, and the function's
 // timeout still counts.
 func TestEventSourceOnAnAliasOrVersion(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clean := cleanStore(t)
 	const mapping = "      FunctionName: !Ref Handler\n      EventSourceArn: !GetAtt Requests.Arn\n"
-	if !strings.Contains(string(clean), mapping) {
+	if !strings.Contains(clean, mapping) {
 		t.Fatal("the fixture's event source changed")
 	}
 	const versionAndAlias = "  Version:\n    Type: AWS::Lambda::Version\n    Properties:\n      FunctionName: !Ref Handler\n" +
@@ -96,7 +87,7 @@ func TestEventSourceOnAnAliasOrVersion(t *testing.T) {
 			if strings.Contains(c.target, "-") {
 				ref = c.target // a name or an ARN, as Lambda takes it
 			}
-			body := strings.Replace(string(clean), mapping, "      FunctionName: "+ref+"\n      EventSourceArn: !GetAtt Requests.Arn\n", 1)
+			body := strings.Replace(clean, mapping, "      FunctionName: "+ref+"\n      EventSourceArn: !GetAtt Requests.Arn\n", 1)
 			body = strings.Replace(body, "      Handler: index.handler\n", "      Handler: index.handler\n      FunctionName: store-handler\n", 1)
 			body = strings.Replace(body, "Resources:\n", "Resources:\n"+versionAndAlias, 1)
 			if c.want != "" {
@@ -119,10 +110,7 @@ func assertFindings(t *testing.T, body, about, want string) {
 // least 5 reserved executions for a function an SQS event source invokes; 0
 // never runs; none reserved is fine.
 func TestReservedConcurrencyBelowWhatAnSQSEventSourceNeeds(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clean := cleanStore(t)
 	const timeout = "      Timeout: 60\n"
 	for reserved, want := range map[string]string{
 		"":  "",
@@ -130,7 +118,7 @@ func TestReservedConcurrencyBelowWhatAnSQSEventSourceNeeds(t *testing.T) {
 		"2": ".reservedConcurrency: BelowMinimum",
 		"0": ".reservedConcurrency: BreaksErasure",
 	} {
-		body := string(clean)
+		body := clean
 		if reserved != "" {
 			body = strings.Replace(body, timeout, timeout+"      ReservedConcurrentExecutions: "+reserved+"\n", 1)
 		}
@@ -147,15 +135,9 @@ func TestReservedConcurrencyBelowWhatAnSQSEventSourceNeeds(t *testing.T) {
 // event source reads and answers to the channel's response queue, and a
 // subscription's Region must be the topic's.
 func TestRequestPathRules(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(clean)
+	body := cleanStore(t)
 	must := func(old string) {
-		if !strings.Contains(body, old) {
-			t.Fatalf("the fixture changed: %q", old)
-		}
+		mustContain(t, body, old)
 	}
 	const (
 		retention  = "      MessageRetentionPeriod: 86400\n      VisibilityTimeout: 360\n"
@@ -207,11 +189,7 @@ func TestRequestPathRules(t *testing.T) {
 // (Config.Parameters, erasurectl check --parameter); conditions and Fn::If
 // evaluated over them; a resource under a false condition is not created.
 func TestParametersAndConditions(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(clean)
+	body := cleanStore(t)
 	const (
 		params   = "Parameters:\n"
 		envVars  = "          ERASURE_SUBSCRIBER: plain\n"
@@ -221,11 +199,7 @@ func TestParametersAndConditions(t *testing.T) {
 		envParam = "  Env:\n    Type: String\n    Default: dev\n"
 		isProd   = "Conditions:\n  IsProd: !Equals [!Ref Env, prod]\n  NotProd: !Not [!Condition IsProd]\n"
 	)
-	for _, s := range []string{params, envVars, topic, mapping, mapEnd} {
-		if !strings.Contains(body, s) {
-			t.Fatalf("the fixture changed: %q", s)
-		}
-	}
+	mustContain(t, body, params, envVars, topic, mapping, mapEnd)
 	withEnv := strings.Replace(body, params, params+envParam, 1)
 	withEnv = strings.Replace(withEnv, "Resources:\n", isProd+"Resources:\n", 1)
 	delayParam := strings.Replace(body, params, params+"  PassTwoDelay:\n    Type: Number\n    Default: 400\n", 1)
@@ -288,22 +262,14 @@ func assertFindingsWith(t *testing.T, body string, params map[string]string, abo
 // store's own account and a key reached through an alias are judged as IAM
 // and KMS would.
 func TestDeliveryAsIAMDecidesIt(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(clean)
+	body := cleanStore(t)
 	const (
 		policyEnd = "                aws:PrincipalArn: !GetAtt HandlerRole.Arn\n"
 		allowSNS  = "            Action: sqs:SendMessage\n            Resource: !GetAtt Requests.Arn\n            Condition:\n              ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }\n"
 		keyCond   = "            Action: [kms:Decrypt, kms:GenerateDataKey]\n            Resource: \"*\"\n            Condition:\n              ArnEquals: { aws:SourceArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic }\n"
 		queueKey  = "      KmsMasterKeyId: !GetAtt Key.Arn\n      MessageRetentionPeriod: 86400\n      VisibilityTimeout: 360\n"
 	)
-	for _, s := range []string{policyEnd, allowSNS, keyCond, queueKey} {
-		if !strings.Contains(body, s) {
-			t.Fatalf("the fixture changed: %q", s)
-		}
-	}
+	mustContain(t, body, policyEnd, allowSNS, keyCond, queueKey)
 	alias := "  RequestsKeyAlias:\n    Type: AWS::KMS::Alias\n    Properties:\n      AliasName: alias/store-requests\n      TargetKeyId: !Ref Key\n"
 	viaAlias := strings.Replace(body, queueKey, strings.Replace(queueKey, "!GetAtt Key.Arn", "alias/store-requests", 1), 1)
 	viaAlias = strings.Replace(viaAlias, "Resources:\n", "Resources:\n"+alias, 1)
@@ -336,11 +302,7 @@ func TestDeliveryAsIAMDecidesIt(t *testing.T) {
 // Fn::Split, AWS::NoValue and resource conditions, each where a rule reads
 // it, through CheckPaths on a YAML template.
 func TestIntrinsicsAsCloudFormationResolvesThem(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(clean)
+	body := cleanStore(t)
 	const (
 		visibility = "      VisibilityTimeout: 360\n"
 		queueKey   = "      KmsMasterKeyId: !GetAtt Key.Arn\n      MessageRetentionPeriod: 86400\n      VisibilityTimeout: 360\n"
@@ -350,11 +312,7 @@ func TestIntrinsicsAsCloudFormationResolvesThem(t *testing.T) {
 		stage      = "  Stage:\n    Type: String\n    Default: prod\n"
 		isDev      = "Conditions:\n  IsDev: !Equals [!Ref Stage, dev]\n"
 	)
-	for _, s := range []string{visibility, queueKey, topic, params} {
-		if !strings.Contains(body, s) {
-			t.Fatalf("the fixture changed: %q", s)
-		}
-	}
+	mustContain(t, body, visibility, queueKey, topic, params)
 	with := func(old, new string) string {
 		b := strings.Replace(body, params, mappings+isDev+params+stage, 1)
 		return strings.Replace(b, old, new, 1)
@@ -380,11 +338,7 @@ func TestIntrinsicsAsCloudFormationResolvesThem(t *testing.T) {
 // queue its event source reads, by reference or by the URL of its name; a
 // value only deploy knows is UnresolvedToken.
 func TestQueueURLsAsTheHandlerReadsThem(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(clean)
+	body := cleanStore(t)
 	const (
 		envVars  = "          ERASURE_SUBSCRIBER: plain\n"
 		named    = "      VisibilityTimeout: 360\n"
@@ -393,15 +347,9 @@ func TestQueueURLsAsTheHandlerReadsThem(t *testing.T) {
 		ownURL   = "https://sqs.eu-west-1.amazonaws.com/111111111111/store-requests"
 		otherURL = "https://sqs.eu-west-1.amazonaws.com/111111111111/store-other"
 	)
-	for _, s := range []string{envVars, named, params} {
-		if !strings.Contains(body, s) {
-			t.Fatalf("the fixture changed: %q", s)
-		}
-	}
+	mustContain(t, body, envVars, named, params)
 	const own = "          ERASURE_QUEUE_URL: !Ref Requests\n"
-	if !strings.Contains(body, own) {
-		t.Fatalf("the fixture changed: %q", own)
-	}
+	mustContain(t, body, own)
 	env := func(b, value string) string {
 		return strings.Replace(b, own, "          ERASURE_QUEUE_URL: "+value+"\n", 1)
 	}
@@ -422,15 +370,9 @@ func TestQueueURLsAsTheHandlerReadsThem(t *testing.T) {
 // reading it may be in different stacks of one app, joined by exports, as
 // CloudFormation deploys them: the store is found and every reader judged.
 func TestAStoreAcrossStacks(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(clean)
+	body := cleanStore(t)
 	const sub = "  Subscription:\n    Type: AWS::SNS::Subscription\n    Properties:\n      TopicArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic\n      Protocol: sqs\n      Endpoint: !GetAtt Requests.Arn\n      RawMessageDelivery: true\n"
-	if !strings.Contains(body, sub) {
-		t.Fatalf("the fixture changed: %q", sub)
-	}
+	mustContain(t, body, sub)
 	exported := body + "Outputs:\n  RequestsArn:\n    Value: !GetAtt Requests.Arn\n    Export: { Name: store-requests-arn }\n"
 	subscription := "Resources:\n" + strings.Replace(sub, "!GetAtt Requests.Arn", "!ImportValue store-requests-arn", 1)
 	secondReader := `Resources:
@@ -500,15 +442,9 @@ func TestAStoreAcrossStacks(t *testing.T) {
 // (statements, actions in a statement, bytes) is refused at synth; the
 // clean store's policies are within every quota.
 func TestPolicyQuotas(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(clean)
+	body := cleanStore(t)
 	const deny = "          - Sid: OnlyTheTopicAndTheHandlerSend\n"
-	if !strings.Contains(body, deny) {
-		t.Fatalf("the fixture changed: %q", deny)
-	}
+	mustContain(t, body, deny)
 	extra := func(n int, stmt string) string {
 		return strings.Replace(body, deny, strings.Repeat(stmt, n)+deny, 1)
 	}
@@ -529,11 +465,7 @@ func TestPolicyQuotas(t *testing.T) {
 // TestTransformsAreUnknowableAtSynth: a SAM or macro template is expanded at
 // deploy; the check says so instead of judging what it cannot see.
 func TestTransformsAreUnknowableAtSynth(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(clean)
+	body := cleanStore(t)
 	assertFindings(t, body, ".transform", "")
 	assertFindings(t, "Transform: AWS::Serverless-2016-10-31\n"+body, "Template[", ".transform: UnresolvedToken")
 	assertFindings(t, "Transform: [AWS::LanguageExtensions]\n"+body, "Template[", ".transform: UnresolvedToken")
@@ -544,11 +476,8 @@ func TestTransformsAreUnknowableAtSynth(t *testing.T) {
 // region), and a reserved concurrency from a parameter, resolve as
 // CloudFormation resolves them.
 func TestReferencesByARN(t *testing.T) {
-	clean, err := os.ReadFile("testdata/store-clean.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := strings.Replace(string(clean), "      VisibilityTimeout: 360\n", "      VisibilityTimeout: 360\n      QueueName: store-requests\n", 1)
+	clean := cleanStore(t)
+	body := strings.Replace(clean, "      VisibilityTimeout: 360\n", "      VisibilityTimeout: 360\n      QueueName: store-requests\n", 1)
 	const (
 		esmSource = "      EventSourceArn: !GetAtt Requests.Arn\n      BatchSize: 1\n"
 		endpoint  = "      Endpoint: !GetAtt Requests.Arn\n"
@@ -556,11 +485,7 @@ func TestReferencesByARN(t *testing.T) {
 		params    = "Parameters:\n"
 		byARN     = "!Sub \"arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:store-requests\""
 	)
-	for _, s := range []string{esmSource, endpoint, handler, params} {
-		if !strings.Contains(body, s) {
-			t.Fatalf("the fixture changed: %q", s)
-		}
-	}
+	mustContain(t, body, esmSource, endpoint, handler, params)
 	for name, c := range map[string]struct{ body, about, want string }{
 		"event source by the queue's ARN": {strings.Replace(body, esmSource, "      EventSourceArn: "+byARN+"\n      BatchSize: 1\n", 1), ".handler", ""},
 		"subscription by the queue's ARN": {strings.Replace(body, endpoint, "      Endpoint: "+byARN+"\n", 1), ".endpoint", ""},
@@ -568,5 +493,26 @@ func TestReferencesByARN(t *testing.T) {
 			handler, handler+"      ReservedConcurrentExecutions: !Ref Reserved\n", 1), ".reservedConcurrency", ": BreaksErasure"},
 	} {
 		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, c.about, c.want) })
+	}
+}
+
+// cleanStore is the clean plain-template store every rule's rows start from.
+func cleanStore(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/store-clean.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// mustContain fails the test when the fixture no longer holds a part the
+// rows edit (a row that edits nothing would pass for the wrong reason).
+func mustContain(t *testing.T, body string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(body, p) {
+			t.Fatalf("the fixture changed: %q", p)
+		}
 	}
 }
