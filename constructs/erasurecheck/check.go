@@ -191,6 +191,7 @@ func (a *assembly) check(cfg Config) *Result {
 		}
 	}
 	res.Findings = append(res.Findings, a.checkTransforms()...)
+	res.Findings = append(res.Findings, a.checkInlineSubscriptions(topics)...)
 	res.Findings = append(res.Findings, a.checkSharedKeys(stores, topics)...)
 	if len(stores) > 0 || cfg.Access {
 		res.Findings = append(res.Findings, a.checkPolicyQuotas()...)
@@ -724,4 +725,29 @@ func (a *assembly) namesOneOf(t *template, v any, names []string) bool {
 		}
 	}
 	return false
+}
+
+// checkInlineSubscriptions: a subscription written inside the erasure
+// topic's own Subscription property cannot set RawMessageDelivery (SNS's
+// inline subscriptions take only an endpoint and a protocol), so an SQS
+// store subscribed that way gets SNS envelopes and dead-letters every
+// request, and nothing else of it can be read as a store.
+func (a *assembly) checkInlineSubscriptions(topics topicRefs) Findings {
+	var out Findings
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
+			r := t.Resources[id]
+			if r.Type != "AWS::SNS::Topic" || r.Properties["Subscription"] == nil || !topics.isTopic(t, id) {
+				continue
+			}
+			for i, sub := range iameval.ListOf(r.Properties["Subscription"]) {
+				m, _ := sub.(map[string]any)
+				proto := a.Ident(t, m["Protocol"])
+				out = append(out, Finding{Problem: timing.Problem{Path: fmt.Sprintf("Topic[%s/%s].subscription[%d]", t.Stack, id, i), Type: timing.Invalid,
+					Detail: fmt.Sprintf("an inline subscription (protocol %q) cannot set RawMessageDelivery or a redrive policy: a store's handler would receive SNS envelopes and dead-letter every request, and the check cannot read it as a store; subscribe with an AWS::SNS::Subscription", proto)},
+					Stack: t.Stack, Template: t.Path, LogicalID: id})
+			}
+		}
+	}
+	return out
 }

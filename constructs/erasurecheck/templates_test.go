@@ -516,3 +516,16 @@ func mustContain(t *testing.T, body string, parts ...string) {
 		}
 	}
 }
+
+// TestInlineSubscriptionsOnTheTopic: a store subscribed inside the erasure
+// topic's own Subscription property cannot have raw delivery: refused.
+func TestInlineSubscriptionsOnTheTopic(t *testing.T) {
+	body := cleanStore(t)
+	const topic = "  ErasureTopic:\n    Type: AWS::SNS::Topic\n    Properties:\n      TopicName: erasure-topic\n"
+	inline := topic + "      Subscription:\n        - { Protocol: sqs, Endpoint: !GetAtt Requests.Arn }\n"
+	withTopic := func(tp string) string { return strings.Replace(body, "Resources:\n", "Resources:\n"+tp, 1) }
+	assertFindings(t, withTopic(topic), "Topic[", "")
+	assertFindings(t, withTopic(inline), "Topic[", ".subscription[0]: Invalid")
+	// The store subscribed to the template's own topic by reference is found.
+	assertFindings(t, strings.Replace(withTopic(topic), "      TopicArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic\n", "      TopicArn: !Ref ErasureTopic\n", 1), "", "")
+}

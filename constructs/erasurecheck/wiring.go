@@ -21,7 +21,9 @@ func (a *assembly) erasureTopics(extraARNs []string) topicRefs {
 	r := topicRefs{idents: append([]string(nil), extraARNs...)}
 	for _, t := range a.Templates {
 		for _, id := range t.IDs() {
-			if res := t.Resources[id]; res.Type == "AWS::SNS::Topic" && res.Metadata[TopicMetadataKey] == true {
+			// The channel's marker, or a topic of the app whose name gives a
+			// configured ARN (a plain template that declares the topic).
+			if res := t.Resources[id]; res.Type == "AWS::SNS::Topic" && (res.Metadata[TopicMetadataKey] == true || len(extraARNs) > 0 && r.isTopic(t, id)) {
 				r.idents = append(r.idents, cfnmodel.Aliases(t, id)...)
 			}
 		}
@@ -36,6 +38,20 @@ func (a *assembly) erasureTopics(extraARNs []string) topicRefs {
 // A plain template (no cloud assembly manifest) may build the ARN from its
 // own account and region (!Sub arn:aws:sns:${AWS::Region}:${AWS::AccountId}:name):
 // those unknowns match any value of an ARN the check was given.
+// isTopic says whether topic resource id of t is the erasure topic: by the
+// channel's marker, or by the ARN its name gives (a pattern over a plain
+// template's account and region) matching a configured ARN.
+func (r topicRefs) isTopic(t *template, id string) bool {
+	for _, al := range cfnmodel.Aliases(t, id) {
+		for _, want := range r.idents {
+			if al == want || strings.HasPrefix(al, "arn:") && strings.HasPrefix(want, "arn:") && iameval.ARNMatch(al, want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (r topicRefs) names(a *assembly, t *template, v any) bool {
 	if id := a.Ident(t, v); id != "" {
 		return slices.Contains(r.idents, id)
