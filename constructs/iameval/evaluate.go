@@ -436,15 +436,28 @@ func conditionsHold(s Statement, ctx map[string][]string) match {
 			continue
 		}
 		if !present {
-			if negated || c.ifExists {
-				continue
+			if negated || c.ifExists || c.forAll {
+				continue // ForAllValues over no value holds
 			}
 			return noMatch
 		}
+		matchesOne := func(h string) bool {
+			for _, w := range c.values {
+				if eq(w, h) {
+					return true
+				}
+			}
+			return false
+		}
 		hit := false
-		for _, w := range c.values {
+		if c.forAll { // every value of the request's key matches one of the policy's
+			hit = true
 			for _, h := range have {
-				hit = hit || eq(w, h)
+				hit = hit && matchesOne(h)
+			}
+		} else {
+			for _, h := range have {
+				hit = hit || matchesOne(h)
 			}
 		}
 		if hit == negated {

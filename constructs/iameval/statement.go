@@ -56,6 +56,7 @@ type rendered struct {
 type condition struct {
 	op       string // lower case, without ForAnyValue:/ForAllValues: and IfExists
 	ifExists bool
+	forAll   bool   // ForAllValues: every value of the request's key must match
 	key      string // lower case
 	values   []string
 	unknown  bool // a value the scope cannot render
@@ -122,8 +123,9 @@ func (s Statement) values() *rendered {
 	r.conditions = nil
 	for op, block := range s.Condition {
 		name := strings.ToLower(op)
+		forAll := strings.HasPrefix(name, "forallvalues:")
 		name = strings.TrimPrefix(strings.TrimPrefix(name, "foranyvalue:"), "forallvalues:")
-		c := condition{op: strings.TrimSuffix(name, "ifexists"), ifExists: strings.HasSuffix(name, "ifexists")}
+		c := condition{op: strings.TrimSuffix(name, "ifexists"), ifExists: strings.HasSuffix(name, "ifexists"), forAll: forAll}
 		m, _ := block.(map[string]any)
 		for key, vals := range m {
 			ck := c
