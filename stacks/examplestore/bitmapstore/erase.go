@@ -169,13 +169,19 @@ func (s *Store) eraseSegment(ctx context.Context, ns, seg string, id uint32) (En
 	if err != nil {
 		return fault(err)
 	}
-	// The fence. A writer that read r took r.Next: the fence's Next is above it.
-	fence := row{Gen: r.Gen, Next: r.Next + 1, Token: token, Count: r.Count}
+	// The fence. A writer that read r (or any row before it) took a number
+	// of at most r.Next + maxTakenNumbers - 1, stepping over taken ones: the
+	// fence's Next is above every such number, so every generation a writer
+	// that did not read the fence wrote (an orphan of a publish that failed
+	// included) is below it, can never be published, and is erased here:
+	// once writers stop, one run converges.
+	fenceNext := r.Next + maxTakenNumbers
+	fence := row{Gen: r.Gen, Next: fenceNext, Token: token, Count: r.Count}
 	mine := curVersion // the version the fence points at: the clean pointer, or the rewrite
 	if holds {
 		next := cur.Clone()
 		next.Remove(id)
-		fence = row{Gen: r.Next, Next: r.Next + 1, Token: token, Count: next.GetCardinality()}
+		fence = row{Gen: r.Next, Next: fenceNext, Token: token, Count: next.GetCardinality()}
 		var w written
 		fence, w, err = s.writeAndPublish(ctx, ns, seg, fence, etag, next)
 		mine = w.version

@@ -571,7 +571,7 @@ func (s *Store) writeAndPublish(ctx context.Context, ns, seg string, next row, e
 			break
 		}
 		next.Gen++
-		next.Next = next.Gen + 1
+		next.Next = max(next.Next, next.Gen+1)
 	}
 	if err != nil {
 		return next, written{}, err
