@@ -80,16 +80,6 @@ func (a *Assembly) resolveAll() {
 	}
 }
 
-// Resolve is v as CloudFormation resolves it in t (resolveAll's rules), a
-// copy: Properties read through Resources are resolved already.
-func (a *Assembly) Resolve(t *Template, v any) any {
-	r := a.resolve(t, v, 0)
-	if _, ok := r.(noValue); ok {
-		return nil
-	}
-	return r
-}
-
 func (a *Assembly) resolve(t *Template, v any, depth int) any {
 	if depth > maxIdentDepth*4 {
 		return v

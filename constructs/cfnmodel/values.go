@@ -495,7 +495,7 @@ func (a *Assembly) ByAlias(arn, typ string) (*Template, string, bool) {
 			for _, al := range Aliases(t, id)[1:] {
 				// An environment-agnostic stack's ARN is a pattern over
 				// its account and region: the ARN it deploys to matches it.
-				if al == arn || arn != "" && iameval.ARNMatch(al, arn) {
+				if iameval.ARNsMeet(al, arn) {
 					return t, id, true
 				}
 			}

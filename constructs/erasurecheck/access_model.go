@@ -47,7 +47,7 @@ import (
 const (
 	AccountServicePrincipal = "account-service" // the channel's first declared publisher
 	ErasureTopicSNS         = "sns/erasure-topic"
-	otherTopicSNS           = "sns/another-topic/" // + account
+	otherTopicSNSName       = "sns/another-topic/" // + account
 	otherPrincipal          = "other/"             // + account: any unnamed principal of it
 	adminPrincipal          = "admin/"             // + account: its administrators' region
 	patternPrincipal        = "pattern/"           // + account + "/" + instance
@@ -216,18 +216,11 @@ func (a *assembly) administratorsOf(t *target) []string {
 			return list
 		}
 	}
-	acct, region := orStar(t.Account), defaultRegionW
+	acct, region := iameval.OrStar(t.Account), defaultRegionW
 	if t.t != nil && t.t.Region != "" {
 		region = t.t.Region
 	}
 	return []string{channelpolicy.DefaultAdministrators("aws", acct, region)}
-}
-
-func orStar(s string) string {
-	if s == "" {
-		return "*"
-	}
-	return s
 }
 
 // findPrincipals derives the principal classes from the policies.
@@ -322,15 +315,15 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 		if acct == fresh {
 			label = anyAccountLabel
 		}
-		arn := witnessARN("arn:aws:iam::"+orStar(acct)+":role/erasure-witness", patterns, known)
+		arn := witnessARN("arn:aws:iam::"+iameval.OrStar(acct)+":role/erasure-witness", patterns, known)
 		m.addPrincipal(&principal{name: otherPrincipal + orLabel(label), class: classOther, Principal: iameval.Principal{Account: acct, Aliases: []string{arn}, Identity: everything}})
-		m.addPrincipal(&principal{name: otherTopicSNS + orLabel(label), class: classOtherSNS, Principal: iameval.Principal{Service: "sns.amazonaws.com", Account: acct, Aliases: []string{fmt.Sprintf("arn:aws:sns:%s:%s:erasure-witness-topic", region, orStar(acct))}, Region: region}})
+		m.addPrincipal(witnessTopicSNS(otherTopicSNSName+orLabel(label), acct, region))
 		for _, svc := range cfnmodel.SortedKeys(services) {
 			if svc == "sns.amazonaws.com" {
 				continue
 			}
 			prefix, _, _ := strings.Cut(svc, ".")
-			m.addPrincipal(&principal{name: servicePrincipal + svc + "/" + orLabel(label), class: classService, Principal: iameval.Principal{Service: svc, Account: acct, Aliases: []string{fmt.Sprintf("arn:aws:%s:%s:%s:erasure-witness", prefix, region, orStar(acct))}, Region: region}})
+			m.addPrincipal(&principal{name: servicePrincipal + svc + "/" + orLabel(label), class: classService, Principal: iameval.Principal{Service: svc, Account: acct, Aliases: []string{fmt.Sprintf("arn:aws:%s:%s:%s:erasure-witness", prefix, region, iameval.OrStar(acct))}, Region: region}})
 		}
 	}
 	// A witness for each region a pattern draws: the administrators', and
@@ -342,7 +335,7 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 			continue
 		}
 		for _, a := range patternAccounts(f[4], accountList, m.agnostic()) {
-			inst := instantiate("arn:aws:iam::"+orStar(a)+":"+f[5], known)
+			inst := instantiate("arn:aws:iam::"+iameval.OrStar(a)+":"+f[5], known)
 			if inst == "" || seen[inst] {
 				continue
 			}
@@ -357,7 +350,7 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 			m.addPrincipal(&principal{name: name, class: class, Principal: iameval.Principal{Account: a, Aliases: []string{inst}, Identity: everything}})
 		}
 	}
-	m.addPrincipal(&principal{name: ErasureTopicSNS, class: classTopicSNS, Principal: iameval.Principal{Service: "sns.amazonaws.com", Account: m.channelAccount, Aliases: m.topicIdents, Region: m.channelRegion}})
+	m.addPrincipal(snsFor(ErasureTopicSNS, classTopicSNS, m.topicIdents, m.channelAccount, m.channelRegion))
 }
 
 // agnostic says whether the channel's resources are in environment-agnostic
@@ -410,7 +403,7 @@ func patternAccounts(acct string, accounts []string, agnostic bool) []string {
 	}
 	var out []string
 	for _, a := range accounts {
-		if iameval.GlobMatch(acct, orStar(a)) {
+		if iameval.GlobMatch(acct, iameval.OrStar(a)) {
 			out = append(out, a)
 		}
 	}
@@ -614,7 +607,7 @@ func (m *AccessMatrix) endpoints() []*endpoint {
 	}
 	region := m.a.Region()
 	for _, acct := range cfnmodel.SortedKeys(accounts) {
-		eps = append(eps, ep{"a-queue-of/" + orLabel(acct), []string{fmt.Sprintf("arn:aws:sqs:%s:%s:erasure-witness-queue", region, orStar(acct))}, nil, acct})
+		eps = append(eps, ep{"a-queue-of/" + orLabel(acct), []string{fmt.Sprintf("arn:aws:sqs:%s:%s:erasure-witness-queue", region, iameval.OrStar(acct))}, nil, acct})
 	}
 	eps = append(eps, ep{"not-a-queue", []string{"https://erasure-witness.invalid/"}, nil, ""})
 	var out []*endpoint

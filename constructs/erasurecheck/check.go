@@ -325,7 +325,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	}
 	// The subscribed queue, wherever in the app it is declared (a reference,
 	// an export of another stack, the ARN of its name).
-	endpoint := a.identOrPattern(t, sub.Properties["Endpoint"])
+	endpoint := a.Pattern(t, sub.Properties["Endpoint"])
 	qt, queueID, found := a.ResourceOf(endpoint)
 	if !found && endpoint != "" {
 		qt, queueID, found = a.ByAlias(cfnmodel.SQSURLToARN(endpoint), "AWS::SQS::Queue")
@@ -392,7 +392,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	firstESM := ""
 	for _, e := range esms {
 		f.in(e.t, e.id)
-		fnName := a.identOrPattern(e.t, e.props["FunctionName"])
+		fnName := a.Pattern(e.t, e.props["FunctionName"])
 		ft, fnID, found := a.ResourceOf(fnName)
 		if !found && fnName != "" && !strings.HasPrefix(fnName, "res:") {
 			// A function named by its name or ARN, as Lambda takes it.
@@ -597,7 +597,7 @@ func (a *assembly) checkQueueKey(sc *storeCheck, st *template, sub resource) {
 			return
 		}
 	}
-	if v := a.decide(a.otherTopicSNS(st, sub, key.Policy), "kms:GenerateDataKey", key); v.Decision == Allowed {
+	if v := a.decide(otherTopicSNS(sns, st, key.Policy), "kms:GenerateDataKey", key); v.Decision == Allowed {
 		f.add(key.id, s.Path+".encryptionKey", timing.ConfusedDeputy, "the key policy lets SNS use the key for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount", v.Because)
 	}
 }
@@ -616,12 +616,8 @@ func (a *assembly) topicResource(t *template, topicArn any) map[string]any {
 // owner, from the topic's region.
 func (a *assembly) topicSNS(t *template, sub resource) *principal {
 	v := sub.Properties["TopicArn"]
-	id := a.Ident(t, v)
-	if id == "" {
-		id = a.IdentPattern(t, v)
-	}
-	p := &principal{name: ErasureTopicSNS, class: classTopicSNS, Principal: iameval.Principal{Service: "sns.amazonaws.com",
-		Aliases: []string{id}, Account: iameval.ARNAccount(id), Region: iameval.ARNRegion(id)}}
+	id := a.Pattern(t, v)
+	p := snsFor(ErasureTopicSNS, classTopicSNS, []string{id}, iameval.ARNAccount(id), iameval.ARNRegion(id))
 	if tt, tid, ok := a.ResourceOf(id); ok {
 		p.Aliases, p.Account, p.Region = cfnmodel.Aliases(tt, tid), tt.Account, tt.Region
 	} else if tt, tid, ok := a.ByAlias(id, "AWS::SNS::Topic"); ok {
@@ -631,8 +627,9 @@ func (a *assembly) topicSNS(t *template, sub resource) *principal {
 }
 
 // otherTopicSNS is SNS acting for a topic of an account no policy of stmts
-// names, in the erasure topic's region: what a confused deputy would be.
-func (a *assembly) otherTopicSNS(t *template, sub resource, stmts []statement) *principal {
+// names, in the region of the erasure topic's SNS: what a confused deputy
+// would be.
+func otherTopicSNS(erasureSNS *principal, t *template, stmts []statement) *principal {
 	accounts := map[string]bool{t.Account: true}
 	for _, s := range stmts {
 		aws, _ := s.PrincipalValues()
@@ -647,10 +644,20 @@ func (a *assembly) otherTopicSNS(t *template, sub resource, stmts []statement) *
 			}
 		}
 	}
-	acct := freshAccount(accounts)
-	region := a.topicSNS(t, sub).Region
-	return &principal{name: otherTopicSNS + anyAccountLabel, class: classOtherSNS, Principal: iameval.Principal{Service: "sns.amazonaws.com",
-		Aliases: []string{fmt.Sprintf("arn:aws:sns:%s:%s:erasure-witness-topic", iameval.OrStar(region), acct)}, Account: acct, Region: region}}
+	return witnessTopicSNS(otherTopicSNSName+anyAccountLabel, freshAccount(accounts), erasureSNS.Region)
+}
+
+// snsFor is SNS acting for a topic: aws:SourceArn the topic's names,
+// aws:SourceAccount its owner, from its region ("" when unknown).
+func snsFor(name, class string, topic []string, account, region string) *principal {
+	return &principal{name: name, class: class, Principal: iameval.Principal{Service: "sns.amazonaws.com", Aliases: topic, Account: account, Region: region}}
+}
+
+// witnessTopicSNS is SNS acting for a topic of account that no policy names
+// by its ARN, in region.
+func witnessTopicSNS(name, account, region string) *principal {
+	arn := fmt.Sprintf("arn:aws:sns:%s:%s:erasure-witness-topic", iameval.OrStar(region), iameval.OrStar(account))
+	return snsFor(name, classOtherSNS, []string{arn}, account, region)
 }
 
 // checkQueuePolicy: SNS acting for the topic may send to the queue, and SNS
@@ -663,7 +670,7 @@ func (a *assembly) checkQueuePolicy(sc *storeCheck, st *template, sub resource) 
 		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.BreaksErasure, "SNS acting for the erasure topic may not send to the queue (%s): SNS drops every delivery; allow sqs:SendMessage to %s with aws:SourceArn of the topic", v.Because, iameval.SNSServicePrincipal(sns.Region, queue.Region))
 		return
 	}
-	if v := a.decide(a.otherTopicSNS(st, sub, queue.Policy), "sqs:SendMessage", queue); v.Decision == Allowed {
+	if v := a.decide(otherTopicSNS(sns, st, queue.Policy), "sqs:SendMessage", queue); v.Decision == Allowed {
 		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.ConfusedDeputy, "the queue policy lets SNS send for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic)", v.Because)
 	}
 }
@@ -703,28 +710,14 @@ func (a *assembly) checkTransforms() Findings {
 	return out
 }
 
-// identOrPattern is Ident, or where a plain template leaves its own account
-// or region unknown, the pattern over them (IdentPattern).
-func (a *assembly) identOrPattern(t *template, v any) string {
-	if id := a.Ident(t, v); id != "" {
-		return id
-	}
-	return a.IdentPattern(t, v)
-}
-
 // namesOneOf says whether v names one of a resource's names (its reference
 // or the ARN of its name), an unknown account or region matching any.
 func (a *assembly) namesOneOf(t *template, v any, names []string) bool {
-	id := a.identOrPattern(t, v)
+	id := a.Pattern(t, v)
 	if id == "" {
 		return false
 	}
-	for _, n := range names {
-		if id == n || strings.HasPrefix(id, "arn:") && (iameval.ARNMatch(n, id) || iameval.ARNMatch(id, n)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(names, func(n string) bool { return iameval.ARNsMeet(id, n) })
 }
 
 // checkInlineSubscriptions: a subscription written inside the erasure

@@ -44,7 +44,7 @@ func (a *assembly) erasureTopics(extraARNs []string) topicRefs {
 func (r topicRefs) isTopic(t *template, id string) bool {
 	for _, al := range cfnmodel.Aliases(t, id) {
 		for _, want := range r.idents {
-			if al == want || strings.HasPrefix(al, "arn:") && strings.HasPrefix(want, "arn:") && iameval.ARNMatch(al, want) {
+			if iameval.ARNsMeet(al, want) {
 				return true
 			}
 		}
@@ -108,10 +108,7 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 		urlValue = map[string]any{"Fn::GetAtt": []any{rid, "Arn"}}
 		t = rt
 	}
-	queue := a.Ident(t, urlValue)
-	if queue == "" {
-		queue = a.IdentPattern(t, urlValue) // a plain template's own account and region
-	}
+	queue := a.Pattern(t, urlValue) // a plain template's own account and region as a pattern
 	if queue == "" {
 		f.add(fnID, s.Path+".responseQueue", timing.UnresolvedToken, "function %s names the response queue (%s) with a value the check cannot resolve, so its grants cannot be checked; give the queue's URL, a reference or an import", fnID, contract.EnvResponseQueueURL)
 		return

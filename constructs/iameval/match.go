@@ -68,6 +68,16 @@ func nextField(s string, i int) (field, rest string, ok bool) {
 	return s[:j], s[j+1:], true
 }
 
+// ARNsMeet says whether a and b can name the same resource: equal, or ARNs
+// of which either is a pattern over an account or region a plain template
+// leaves unknown (arn:aws:sqs:*:*:name) that the other matches.
+func ARNsMeet(a, b string) bool {
+	if a == b {
+		return a != ""
+	}
+	return strings.HasPrefix(a, "arn:") && strings.HasPrefix(b, "arn:") && (ARNMatch(a, b) || ARNMatch(b, a))
+}
+
 // arnMatchAny is ARNMatch, either way round when the value is itself a
 // pattern (a plain template's unknown account or region).
 func arnMatchAny(pattern, s string) bool {

@@ -17,3 +17,24 @@ func TestGlobMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestARNsMeet: two names of one resource, either a pattern over an
+// account or region a plain template leaves unknown.
+func TestARNsMeet(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"arn:aws:sqs:eu-west-1:111111111111:q", "arn:aws:sqs:eu-west-1:111111111111:q", true},
+		{"arn:aws:sqs:*:*:q", "arn:aws:sqs:eu-west-1:111111111111:q", true},
+		{"arn:aws:sqs:eu-west-1:111111111111:q", "arn:aws:sqs:*:*:q", true},
+		{"arn:aws:sqs:*:*:q", "arn:aws:sqs:eu-west-1:111111111111:other", false},
+		{"res:a#Q", "res:a#Q", true},
+		{"res:a#Q", "res:a#*", false},
+		{"", "", false},
+	} {
+		if got := ARNsMeet(tc.a, tc.b); got != tc.want {
+			t.Errorf("ARNsMeet(%q, %q) = %v", tc.a, tc.b, got)
+		}
+	}
+}
