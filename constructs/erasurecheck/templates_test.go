@@ -529,3 +529,23 @@ func TestInlineSubscriptionsOnTheTopic(t *testing.T) {
 	// The store subscribed to the template's own topic by reference is found.
 	assertFindings(t, strings.Replace(withTopic(topic), "      TopicArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic\n", "      TopicArn: !Ref ErasureTopic\n", 1), "", "")
 }
+
+// TestReadersAsTheQueuePolicyDrawsThem: every principal the queue policy can
+// let read is a reader the check cannot judge: one it names, one a pattern
+// draws, anyone; a pattern that only narrows a Deny lets no one in.
+func TestReadersAsTheQueuePolicyDrawsThem(t *testing.T) {
+	body := cleanStore(t)
+	const deny = "          - Sid: OnlyTheTopicAndTheHandlerSend\n"
+	mustContain(t, body, deny)
+	with := func(stmt string) string { return strings.Replace(body, deny, stmt+deny, 1) }
+	for name, c := range map[string]struct{ body, want string }{
+		"clean":                              {body, ""},
+		"a poller of another account by ARN": {with("          - { Effect: Allow, Principal: { AWS: arn:aws:iam::333333333333:role/poller }, Action: sqs:ReceiveMessage, Resource: \"*\" }\n"), ": BreaksErasure"},
+		"anyone whose ARN a pattern draws":   {with("          - { Effect: Allow, Principal: \"*\", Action: sqs:ReceiveMessage, Resource: \"*\", Condition: { ArnLike: { aws:PrincipalArn: \"arn:aws:iam::333333333333:role/poller-*\" } } }\n"), ": BreaksErasure"},
+		"anyone at all":                      {with("          - { Effect: Allow, Principal: \"*\", Action: sqs:ReceiveMessage, Resource: \"*\" }\n"), ": BreaksErasure"},
+		"a pattern in a Deny only":           {with("          - { Effect: Deny, Principal: \"*\", Action: sqs:ReceiveMessage, Resource: \"*\", Condition: { ArnLike: { aws:PrincipalArn: \"arn:aws:iam::333333333333:role/poller-*\" } } }\n"), ""},
+		"a service":                          {with("          - { Effect: Allow, Principal: { Service: events.amazonaws.com }, Action: sqs:ReceiveMessage, Resource: \"*\" }\n"), ": BreaksErasure"},
+	} {
+		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, ".readers", c.want) })
+	}
+}

@@ -177,6 +177,7 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 	for _, fn := range s.functions {
 		handlerRoles[a.Ident(fn.t, fn.t.Resources[fn.id].Properties["Role"])] = true
 	}
+	appNames := map[string]bool{} // every name of an app role, asked with its own policies
 	for _, rt := range a.Templates {
 		for _, id := range rt.IDs() {
 			r := rt.Resources[id]
@@ -186,6 +187,9 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 					f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "EventBridge Pipe %s reads the queue: the check cannot judge its timeout against the visibility timeout nor its partial failures; consume the queue only with the handler's Lambda event source", id)
 				}
 			case "AWS::IAM::Role":
+				for _, al := range a.appRole(rt, id).Aliases {
+					appNames[al] = true
+				}
 				if handlerRoles[cfnmodel.ResIdent(rt, id)] {
 					continue
 				}
@@ -201,48 +205,67 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 		}
 	}
 	// Principals outside the app, as the queue policy draws them: each
-	// principal and service it names, and anyone of an account it does not
-	// name; each allowed everything by its own account, so that only the
-	// queue policy can keep it out.
+	// principal, pattern and service it names, anyone of the store's account,
+	// and anyone of an account it does not name. One of another account is
+	// allowed everything by its own account; one of the store's account has no
+	// grant of its own, so that only the queue policy can let it in (any
+	// principal of the account with a broad identity policy is the access
+	// matrix's, with Config.Access).
 	seen := map[string]bool{}
-	ask := func(label string, p *principal) {
+	ask := func(label, arn, account string) {
 		if seen[label] {
 			return
 		}
 		seen[label] = true
-		if a.decide(p, "sqs:ReceiveMessage", queue).Decision != Allowed {
-			return
+		p := &principal{Principal: iameval.Principal{Aliases: []string{arn}, Account: account}}
+		if account != t.Account || t.Account == "" {
+			p.Identity = everything
 		}
-		if p.Service != "" {
-			f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "the queue policy lets a service (%s) sqs:ReceiveMessage: a reader the check cannot judge would take requests from the handler; remove the statement", p.Service)
-			return
+		if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
+			f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "the queue policy lets %s sqs:ReceiveMessage: a reader the check cannot judge (a poller outside the app) would take requests from the handler; remove the statement", describePrincipal(label))
 		}
-		f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "the queue policy lets %s sqs:ReceiveMessage: a reader the check cannot judge (another account's poller) would take requests from the handler; remove the statement", describePrincipal(label))
 	}
 	accounts := map[string]bool{t.Account: true}
+	var named, patterns, services []string
 	for _, st := range queue.Policy {
-		aws, services := st.PrincipalValues()
-		for _, v := range aws {
+		aws, svcs := st.PrincipalValues()
+		services = append(services, svcs...)
+		for _, v := range append(aws, st.ConditionValues("aws:PrincipalArn")...) {
 			accounts[iameval.ARNAccount(v)], accounts[v] = true, true
-		}
-		for _, v := range aws {
 			switch {
-			case v == "" || v == "*" || handlerRoles[v] || v == t.Account && t.Account != "":
+			case v == "" || v == "*" || appNames[v]:
 			case len(v) == 12 && isDigits(v):
-				ask(v, &principal{Principal: iameval.Principal{Aliases: []string{"arn:aws:iam::" + v + ":role/erasure-witness"}, Account: v, Identity: everything}})
-			case strings.HasPrefix(v, "arn:") && !strings.ContainsAny(v, "*?"):
-				if iameval.ARNAccount(v) == t.Account && t.Account != "" {
-					continue // a principal of the store's account: the app's roles were asked above
-				}
-				ask(v, &principal{Principal: iameval.Principal{Aliases: []string{v}, Account: iameval.ARNAccount(v), Identity: everything}})
+				named = append(named, "arn:aws:iam::"+v+":role/erasure-witness")
+			case strings.HasPrefix(v, "arn:") && strings.ContainsAny(v, "*?"):
+				patterns = append(patterns, v)
+			case strings.HasPrefix(v, "arn:"):
+				named = append(named, v)
 			}
 		}
-		for _, svc := range services {
-			ask("service "+svc, &principal{Principal: iameval.Principal{Service: svc, Aliases: []string{"arn:aws:" + strings.Split(svc, ".")[0] + ":" + iameval.OrStar(t.Region) + ":" + iameval.OrStar(t.Account) + ":erasure-witness"}, Account: t.Account, Region: t.Region}})
+	}
+	for _, arn := range cfnmodel.UniqueSorted(named) {
+		ask(arn, arn, iameval.ARNAccount(arn))
+	}
+	for _, pat := range cfnmodel.UniqueSorted(patterns) {
+		if inst := instantiate(pat, appNames); inst != "" {
+			account := iameval.ARNAccount(inst)
+			if account == "*" {
+				account = t.Account
+			}
+			ask(pat, inst, account)
 		}
 	}
+	for _, svc := range cfnmodel.UniqueSorted(services) {
+		p := &principal{Principal: iameval.Principal{Service: svc, Aliases: []string{"arn:aws:" + strings.Split(svc, ".")[0] + ":" + iameval.OrStar(t.Region) + ":" + iameval.OrStar(t.Account) + ":erasure-witness"}, Account: t.Account, Region: t.Region}}
+		if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
+			f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "the queue policy lets a service (%s) sqs:ReceiveMessage: a reader the check cannot judge would take requests from the handler; remove the statement", svc)
+		}
+	}
+	if t.Account != "" {
+		ask("every principal of the store's account", "arn:aws:iam::"+t.Account+":role/erasure-witness", t.Account)
+	}
 	fresh := freshAccount(accounts)
-	ask("*", &principal{Principal: iameval.Principal{Aliases: []string{"arn:aws:iam::" + fresh + ":role/erasure-witness"}, Account: fresh, Identity: everything}})
+	ask("*", "arn:aws:iam::"+fresh+":role/erasure-witness", fresh)
 }
 
 // describePrincipal names a principal without account-internal references.
