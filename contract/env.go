@@ -198,7 +198,9 @@ const (
 	EnvLedgerMode      = "ERASURE_LEDGER_MODE" // reader or sweeper
 	EnvLedgerTable     = "ERASURE_LEDGER_TABLE"
 	EnvLedgerSecretArn = "ERASURE_LEDGER_SECRET_ARN"
-	EnvLedgerRoster    = "ERASURE_LEDGER_ROSTER"    // store=<handler role id>,…
-	EnvLedgerLingering = "ERASURE_LEDGER_LINGERING" // store=<days>,…
+	// EnvLedgerRosterPath is the SSM parameter path of the ledger's roster
+	// pages (LedgerRosterPage): the roster lives in parameters, never in the
+	// environment, whose 4 KB it would outgrow.
+	EnvLedgerRosterPath = "ERASURE_LEDGER_ROSTER_PATH"
 	EnvLedgerTopicArn  = "ERASURE_TOPIC_ARN"
 )

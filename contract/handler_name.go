@@ -18,15 +18,39 @@ const queueNameMax = 80
 // "<role unique id>:<function name>"). A name too long for IAM keeps a prefix
 // and a digest of the whole.
 func HandlerName(subscriber string) string {
-	return boundedName("erasure-handler-", subscriber, handlerNameMax)
+	return boundedName(HandlerNamePrefix, subscriber, handlerNameMax)
 }
+
+// HandlerNamePrefix begins every store's handler role and function name.
+const HandlerNamePrefix = "erasure-handler-"
+
+// HandlerRolePath is the IAM path every store's handler role is created
+// under (ErasureSubscriber gives it). The channel's shared policies admit the
+// path once, with the roster's accounts, instead of one ARN per store, so that
+// they do not grow with the roster; the response reader still authenticates
+// each answer by its store's exact role id and function name.
+const HandlerRolePath = "/erasure-channel/"
+
+// HandlerRolePattern is the IAM ARN pattern of every handler role in
+// account ("*": any account) of partition: HandlerRolePath, HandlerNamePrefix.
+func HandlerRolePattern(partition, account string) string {
+	return "arn:" + partition + ":iam::" + account + ":role" + HandlerRolePath + HandlerNamePrefix + "*"
+}
+
+// HandlerRoleARN is the ARN of store's handler role in account.
+func HandlerRoleARN(partition, account, store string) string {
+	return "arn:" + partition + ":iam::" + account + ":role" + HandlerRolePath + HandlerName(store)
+}
+
+// QueueNamePrefix begins every store's erasure queue name (QueueName).
+const QueueNamePrefix = "erasure-requests-"
 
 // QueueName is the name of a store's erasure queue (ErasureSubscriber gives
 // it): deterministic, so that the channel's topic can admit a subscription
 // for exactly the roster's queues, named before they exist. A name too long
 // for SQS keeps a prefix and a digest of the whole.
 func QueueName(subscriber string) string {
-	return boundedName("erasure-requests-", subscriber, queueNameMax)
+	return boundedName(QueueNamePrefix, subscriber, queueNameMax)
 }
 
 // boundedName is prefix+subscriber, or, past max, a cut of it with a digest

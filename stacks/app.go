@@ -20,7 +20,14 @@ type AppConfig struct {
 	StoreAccount   string // erasure:storeAccount, the cross-account example store's account
 	ResponseKeyArn string // erasure:responseKeyArn, the channel stack's ErasureResponseKeyArn output
 	AccountService string // erasure:accountServiceRole, the account service's role: it alone publishes and reads answers
-	ExtraStores    int    // erasure:extraStores, more same-account stores (for scale runs)
+	ExtraStores    int    // erasure:extraStores, more stores (for scale runs)
+	// ExtraAccounts is erasure:extraAccounts: the extra stores spread over
+	// this many store accounts of their own, none in the channel's (0: all in
+	// the channel's account).
+	ExtraAccounts int
+	// RealisticNames is erasure:realisticNames: the extra stores named as an
+	// organisation names them (14 to 17 characters, varied), not store-001.
+	RealisticNames bool
 	// HandlerTimeout is erasure:handlerTimeoutSeconds, the example stores'
 	// handler timeout (0: the construct's default, T); their visibility
 	// timeout and retries are derived from it.
@@ -81,6 +88,13 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 		}
 		cfg.ExtraStores = n
 	}
+	if v := app.Node().TryGetContext(jsii.String("erasure:extraAccounts")); v != nil {
+		n, err := strconv.Atoi(fmt.Sprint(v))
+		if err != nil || n < 0 {
+			return cfg, fmt.Errorf("stacks: context erasure:extraAccounts must be a whole number")
+		}
+		cfg.ExtraAccounts = n
+	}
 	if v := app.Node().TryGetContext(jsii.String("erasure:handlerTimeoutSeconds")); v != nil {
 		n, err := strconv.Atoi(fmt.Sprint(v))
 		if err != nil || n <= 0 {
@@ -98,7 +112,7 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 			cfg.LedgerRoleIDs[name] = id
 		}
 	}
-	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, "erasure:nag": &cfg.Nag, "erasure:check": &cfg.Check, "erasure:ledger": &cfg.Ledger} {
+	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, "erasure:nag": &cfg.Nag, "erasure:check": &cfg.Check, "erasure:ledger": &cfg.Ledger, "erasure:realisticNames": &cfg.RealisticNames} {
 		if v := app.Node().TryGetContext(jsii.String(key)); v != nil {
 			b, err := strconv.ParseBool(fmt.Sprint(v))
 			if err != nil {
@@ -140,28 +154,21 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 	if cfg.Examples {
 		out.Stores = append(out.Stores, exampleStores(app, cfg, out.Channel, channelEnv, storeEnv)...)
 	}
-	for i := 1; i <= cfg.ExtraStores; i++ {
-		name := fmt.Sprintf("store-%03d", i)
-		out.Stores = append(out.Stores, NewStoreStack(app, fmt.Sprintf("Store%03d", i), &StoreStackProps{
-			StackProps:   awscdk.StackProps{Env: channelEnv},
-			Name:         name,
-			Channel:      out.Channel.Channel,
-			HandlerAsset: cfg.HandlerAsset,
-		}))
+	for i, st := range extraStores(cfg) {
+		props := &StoreStackProps{StackProps: awscdk.StackProps{Env: channelEnv}, Name: st.Name, Channel: out.Channel.Channel, HandlerAsset: cfg.HandlerAsset}
+		if st.Account != "" {
+			props.StackProps.Env = &awscdk.Environment{Account: jsii.String(st.Account), Region: jsii.String(cfg.Region)}
+			props.Channel, props.Imported = nil, importedChannel(cfg)
+		}
+		out.Stores = append(out.Stores, NewStoreStack(app, fmt.Sprintf("Store%03d", i+1), props))
 	}
 	if cfg.Examples {
-		// The operator's view, in a stack of its own: it refers to the channel
-		// and to every store in the channel's account.
-		var subs []*erasure.ErasureSubscriber
-		for _, s := range out.Stores {
-			if !s.Imported {
-				subs = append(subs, s.Subscriber)
-			}
-		}
+		// The operator's view, in a stack of its own: it refers to the
+		// channel, and finds every store by search.
 		ops := awscdk.NewStack(app, jsii.String("ErasureOperations"), &awscdk.StackProps{Env: channelEnv,
 			Description: jsii.String("Erasure channel: the operator's dashboard")})
 		erasure.NewErasureDashboard(ops, jsii.String("ErasureDashboard"), &erasure.ErasureDashboardProps{
-			Channel: out.Channel.Channel, Subscribers: subs, DashboardName: "erasure-channel"})
+			Channel: out.Channel.Channel, DashboardName: "erasure-channel"})
 	}
 	if ledger {
 		out.Ledger = NewLedgerStack(app, "ErasureLedger", cfg, out, channelEnv)
@@ -186,9 +193,7 @@ func roster(cfg AppConfig) []erasure.RosterStore {
 		out = append(out, erasure.RosterStore{Name: "space"}, erasure.RosterStore{Name: "ledger", Account: cfg.StoreAccount},
 			erasure.RosterStore{Name: "bitmaps"})
 	}
-	for i := 1; i <= cfg.ExtraStores; i++ {
-		out = append(out, erasure.RosterStore{Name: fmt.Sprintf("store-%03d", i)})
-	}
+	out = append(out, extraStores(cfg)...)
 	return out
 }
 
@@ -210,13 +215,9 @@ func exampleStores(app awscdk.App, cfg AppConfig, ch *ChannelStack, channelEnv, 
 	}))
 	// A store in another account: the channel imported by ARN.
 	out = append(out, NewStoreStack(app, "LedgerStore", &StoreStackProps{
-		StackProps: awscdk.StackProps{Env: storeEnv, Description: jsii.String("Example store 'ledger', in another account")},
-		Name:       "ledger",
-		Imported: &ImportedChannel{
-			TopicArn:         fmt.Sprintf("arn:aws:sns:%s:%s:%s", cfg.Region, cfg.ChannelAccount, TopicName),
-			ResponseQueueArn: fmt.Sprintf("arn:aws:sqs:%s:%s:%s", cfg.Region, cfg.ChannelAccount, ResponseQueueName),
-			ResponseKeyArn:   cfg.ResponseKeyArn,
-		},
+		StackProps:   awscdk.StackProps{Env: storeEnv, Description: jsii.String("Example store 'ledger', in another account")},
+		Name:         "ledger",
+		Imported:     importedChannel(cfg),
 		HandlerAsset: cfg.HandlerAsset,
 		Subscriber:   timing,
 	}))
@@ -232,4 +233,47 @@ func exampleStores(app awscdk.App, cfg AppConfig, ch *ChannelStack, channelEnv, 
 	bitmaps.Bitmap = true
 	out = append(out, bitmaps)
 	return out
+}
+
+// importedChannel is what a store in another account imports of the channel.
+func importedChannel(cfg AppConfig) *ImportedChannel {
+	return &ImportedChannel{
+		TopicArn:         fmt.Sprintf("arn:aws:sns:%s:%s:%s", cfg.Region, cfg.ChannelAccount, TopicName),
+		ResponseQueueArn: fmt.Sprintf("arn:aws:sqs:%s:%s:%s", cfg.Region, cfg.ChannelAccount, ResponseQueueName),
+		ResponseKeyArn:   cfg.ResponseKeyArn,
+	}
+}
+
+// extraStores are the scale runs' stores (erasure:extraStores): store-001…
+// in the channel's account, or with erasure:realisticNames names of 14 to 17
+// characters, and with erasure:extraAccounts spread over that many store
+// accounts of their own (ExtraStoreAccount).
+func extraStores(cfg AppConfig) []erasure.RosterStore {
+	out := make([]erasure.RosterStore, 0, cfg.ExtraStores)
+	for i := 1; i <= cfg.ExtraStores; i++ {
+		st := erasure.RosterStore{Name: fmt.Sprintf("store-%03d", i)}
+		if cfg.RealisticNames {
+			st.Name = RealisticStoreName(i)
+		}
+		if cfg.ExtraAccounts > 0 {
+			st.Account = ExtraStoreAccount((i - 1) % cfg.ExtraAccounts)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// ExtraStoreAccount is the k-th store account of a scale run (from 0).
+func ExtraStoreAccount(k int) string { return fmt.Sprintf("%012d", 300000000000+k) }
+
+// storeNameWords are the domains an organisation's stores are named after.
+var storeNameWords = []string{"orders", "billing", "invoices", "profiles", "sessions", "reviews", "payments", "shipments",
+	"loyalty", "messages", "carts", "returns", "search", "ledger", "consents", "devices", "audit", "wishlist"}
+
+// RealisticStoreName is the i-th scale-run store's name: a domain word and a
+// number, 14 to 17 characters long, each length as often as the others.
+func RealisticStoreName(i int) string {
+	word := storeNameWords[i%len(storeNameWords)]
+	length := 14 + i%4
+	return fmt.Sprintf("%s-%0*d", word, length-len(word)-1, i)
 }

@@ -16,13 +16,15 @@ import (
 )
 
 // TestResponseQueueAdmitsOnlyTheRoster: the example app's response queue
-// lets only the roster's handler roles send (aws:PrincipalArn, so the roles
-// need not exist yet), denies sqs:SendMessage to every other principal in any
-// account, and no longer lets a store account's every principal answer. The
-// handlers carry the names the roster admits.
+// lets only the handler path (contract.HandlerRolePath) of the roster's
+// accounts send (aws:PrincipalArn, so the roles need not exist yet), names
+// the store accounts once as bare ids, names no store, denies
+// sqs:SendMessage to every principal off the path in any account, and no
+// longer lets a store account's every principal answer. The handlers carry
+// the names and the path the roster admits.
 func TestResponseQueueAdmitsOnlyTheRoster(t *testing.T) {
 	app := defaultApp(t)
-	roles := []string{":iam::111111111111:role/erasure-handler-space", ":iam::222222222222:role/erasure-handler-ledger", ":iam::111111111111:role/erasure-handler-bitmaps"}
+	handlers := ":iam::*:role/erasure-channel/erasure-handler-*"
 	var deny, allow map[string]interface{}
 	for _, pol := range app["ErasureChannel"].resources("AWS::SQS::QueuePolicy") {
 		doc := pol["Properties"].(map[string]interface{})["PolicyDocument"].(map[string]interface{})
@@ -37,28 +39,31 @@ func TestResponseQueueAdmitsOnlyTheRoster(t *testing.T) {
 				t.Errorf("a store account's every principal may still answer: %v", stm)
 			}
 		}
+		b, _ := json.Marshal(doc)
+		for _, store := range []string{"space", "ledger", "bitmaps"} {
+			if strings.Contains(string(b), "erasure-handler-"+store) {
+				t.Errorf("a shared policy names store %s: it would grow with every store", store)
+			}
+		}
 	}
 	if deny == nil || allow == nil {
 		t.Fatalf("the response queue policy has no roster statements (deny %v, allow %v)", deny, allow)
 	}
 	b, _ := json.Marshal(deny)
-	if deny["Effect"] != "Deny" || deny["Action"] != "sqs:SendMessage" || !strings.Contains(string(b), `"Principal":{"AWS":"*"}`) || !strings.Contains(string(b), "ArnNotLike") {
-		t.Errorf("the deny is not on every other sender: %s", b)
+	if deny["Effect"] != "Deny" || deny["Action"] != "sqs:SendMessage" || !strings.Contains(string(b), `"Principal":{"AWS":"*"}`) ||
+		!strings.Contains(string(b), "ArnNotLike") || !strings.Contains(string(b), handlers) {
+		t.Errorf("the deny is not on every sender off the handler path: %s", b)
 	}
 	a, _ := json.Marshal(allow)
-	for _, r := range roles {
-		if !strings.Contains(string(b), r) || !strings.Contains(string(a), r) {
-			t.Errorf("the roster statements do not name %s:\ndeny %s\nallow %s", r, b, a)
-		}
-	}
-	if !strings.Contains(string(a), "ArnLike") {
-		t.Errorf("the allow is not limited to the roster's roles: %s", a)
+	if !strings.Contains(string(a), `"ArnLike":{"aws:PrincipalArn"`) || !strings.Contains(string(a), handlers) ||
+		!strings.Contains(string(a), `"StringEquals":{"aws:PrincipalAccount":["222222222222"]}`) {
+		t.Errorf("the allow is not the handler path of the store accounts: %s", a)
 	}
 	for stack, name := range map[string]string{"SpaceStore": "erasure-handler-space", "LedgerStore": "erasure-handler-ledger", "BitmapStore": "erasure-handler-bitmaps"} {
 		_, role := app[stack].one(t, "AWS::IAM::Role")
 		_, fn := app[stack].one(t, "AWS::Lambda::Function")
-		if role["RoleName"] != name || fn["FunctionName"] != name {
-			t.Errorf("%s: the handler is not named %s", stack, name)
+		if role["RoleName"] != name || role["Path"] != contract.HandlerRolePath || fn["FunctionName"] != name {
+			t.Errorf("%s: the handler is not %s under %s: role %v %v, function %v", stack, name, contract.HandlerRolePath, role["Path"], role["RoleName"], fn["FunctionName"])
 		}
 	}
 }

@@ -12,8 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
-	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -22,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
@@ -74,35 +74,34 @@ func setup(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lingering, err := pairs(os.Getenv(contract.EnvLedgerLingering))
+	rosterPath, err := get(contract.EnvLedgerRosterPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", contract.EnvLedgerLingering, err)
+		return nil, err
 	}
-	days := map[string]int{}
-	for n, v := range lingering {
-		d, err := strconv.Atoi(v)
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("%s: %s is not a whole number of days", contract.EnvLedgerLingering, n)
-		}
-		days[n] = d
+	roster := &rosterSource{ssm: ssm.NewFromConfig(cfg), path: rosterPath}
+	entries, err := roster.load(ctx)
+	if err != nil {
+		return nil, err
 	}
 	l, err := ledger.New(dynamodb.NewFromConfig(cfg), ledger.Options{Table: table, KeySecret: secrets.KeySecret, Vault: vault,
-		Signer: secrets.Signer, Lingering: days, Metrics: os.Stdout})
+		Signer: secrets.Signer, Lingering: lingeringOf(entries), Metrics: os.Stdout})
 	if err != nil {
 		return nil, err
 	}
 	switch mode {
 	case "reader":
-		ids, err := pairs(os.Getenv(contract.EnvLedgerRoster))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", contract.EnvLedgerRoster, err)
-		}
-		roster := publisher.Roster{}
-		for n, id := range ids {
-			roster[n] = publisher.Sender{RoleID: id, Session: contract.HandlerName(n)}
-		}
-		r := &ledger.Reader{Ledger: l, Roster: roster}
+		r := &ledger.Reader{Ledger: l, Roster: rosterOf(entries)}
 		return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+			// A store that joined, left or was redeployed since the last read
+			// is seen within rosterMaxAge; a roster that cannot be read whole
+			// fails the batch (SQS retries it), never reads in part.
+			if roster.stale() {
+				entries, err := roster.load(ctx)
+				if err != nil {
+					return events.SQSEventResponse{}, err
+				}
+				r.Roster = rosterOf(entries)
+			}
 			var out events.SQSEventResponse
 			for _, m := range ev.Records {
 				if _, err := r.Handle(ctx, []byte(m.Body), m.Attributes["SenderId"], m.MessageId); err != nil {
@@ -126,19 +125,55 @@ func setup(ctx context.Context) (any, error) {
 	return nil, errors.New(contract.EnvLedgerMode + " must be reader or sweeper")
 }
 
-// pairs reads "name=value,…" (a value may be empty: a store with no role id
-// has every answer refused).
-func pairs(s string) (map[string]string, error) {
-	out := map[string]string{}
-	if s == "" {
-		return out, nil
-	}
-	for _, p := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || !contract.IsSubscriberName(k) {
-			return nil, errors.New("not name=value pairs of store names")
+// rosterMaxAge is how long the reader trusts a roster it read.
+const rosterMaxAge = time.Minute
+
+// rosterSource reads the ledger's roster pages from SSM (ErasureLedger's
+// RosterPath): every page under the path, or an error.
+type rosterSource struct {
+	ssm    *ssm.Client
+	path   string
+	loaded time.Time
+}
+
+func (r *rosterSource) stale() bool { return time.Since(r.loaded) > rosterMaxAge }
+
+func (r *rosterSource) load(ctx context.Context) ([]contract.LedgerRosterEntry, error) {
+	var pages []string
+	pager := ssm.NewGetParametersByPathPaginator(r.ssm, &ssm.GetParametersByPathInput{Path: aws.String(r.path)})
+	for pager.HasMorePages() {
+		out, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("the ledger's roster (%s): %w", contract.EnvLedgerRosterPath, err)
 		}
-		out[k] = v
+		for _, p := range out.Parameters {
+			pages = append(pages, aws.ToString(p.Value))
+		}
 	}
-	return out, nil
+	entries, err := contract.ParseLedgerRoster(pages)
+	if err != nil {
+		return nil, err
+	}
+	r.loaded = time.Now()
+	return entries, nil
+}
+
+// rosterOf is the reader's roster: each store's handler by role id and function name.
+func rosterOf(entries []contract.LedgerRosterEntry) publisher.Roster {
+	out := publisher.Roster{}
+	for _, e := range entries {
+		out[e.Store] = publisher.Sender{RoleID: e.RoleID, Session: contract.HandlerName(e.Store)}
+	}
+	return out
+}
+
+// lingeringOf is each bitmap store's lingering bound, for its receipts.
+func lingeringOf(entries []contract.LedgerRosterEntry) map[string]int {
+	out := map[string]int{}
+	for _, e := range entries {
+		if e.LingeringDays >= 0 {
+			out[e.Store] = e.LingeringDays
+		}
+	}
+	return out
 }

@@ -59,6 +59,9 @@ type Template struct {
 	// Transforms are the macros the template declares (Transform):
 	// CloudFormation runs them at deploy, before any value resolves.
 	Transforms []string
+	// Bytes is the template file's size as written: what CloudFormation
+	// receives (through S3) and limits.
+	Bytes int
 
 	parent       *Template      // the stack that nests this one
 	nestedID     string         // its logical id in the parent
@@ -279,7 +282,7 @@ func ReadTemplate(path string) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Template{Path: path, Resources: map[string]Resource{}, Outputs: map[string]Output{}}
+	t := &Template{Path: path, Bytes: len(b), Resources: map[string]Resource{}, Outputs: map[string]Output{}}
 	t.Parameters, _ = doc["Parameters"].(map[string]any)
 	t.Conditions, _ = doc["Conditions"].(map[string]any)
 	t.Mappings, _ = doc["Mappings"].(map[string]any)

@@ -147,7 +147,9 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		for _, st := range props.Stores {
 			names = append(names, st.Name)
 		}
-		ch.ResponseQueue.Node().DefaultChild().(awscdk.CfnResource).AddMetadata(jsii.String(RosterMetadataKey), names)
+		res := ch.ResponseQueue.Node().DefaultChild().(awscdk.CfnResource)
+		res.AddMetadata(jsii.String(RosterMetadataKey), names)
+		res.AddMetadata(jsii.String(erasurecheck.RosterAccountsMetadataKey), anyList(rosterAccounts(props.Stores, *awscdk.Stack_Of(this).Account())))
 	}
 	if len(problems) == 0 {
 		ch.lockDown(props)
@@ -157,7 +159,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		for _, a := range props.StoreAccounts {
 			principals = append(principals, awsiam.NewAccountPrincipal(jsii.String(a)))
 		}
-		ch.admitAccounts("StoreAccounts", principals, nil)
+		ch.admitAccounts("StoreAccounts", principals)
 	}
 
 	ch.ResponseDeadLetterAlarm = deadLetterAlarm(this, "ResponseDeadLetterAlarm", ch.ResponseDeadLetterQueue,
@@ -188,23 +190,21 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	return ch
 }
 
-// admitRoster lets exactly the roster's handlers answer: the response queue
-// allows sqs:SendMessage to their roles (aws:PrincipalArn, which names a role
-// that does not exist yet) and denies it to every other principal; the
-// response key lets them use it through SQS; the accounts of stores outside
-// the channel's may subscribe an SQS queue to the topic.
+// admitRoster lets the roster's handlers answer, in policies whose size does
+// not depend on how many stores there are: the response queue allows
+// sqs:SendMessage, and the response key its use through SQS, to the handler
+// path (contract.HandlerRolePath) in the roster's accounts, named once each
+// as bare ids (aws:PrincipalAccount), and denies it to every principal off
+// the path in any account. A store that joins an account already on the
+// roster changes no policy. The response reader authenticates every answer
+// by its store's exact role id and function name, so a role under the path
+// that is not a roster store's handler is refused and alarmed.
 func (ch *ErasureChannel) admitRoster(stores []RosterStore) {
 	stack := awscdk.Stack_Of(ch.Construct)
 	channelAccount := *stack.Account()
-	roles := rosterRoleArns(stores, channelAccount)
-	var others []awsiam.IPrincipal
-	for _, a := range rosterAccounts(stores, channelAccount) {
-		if a != channelAccount {
-			others = append(others, awsiam.NewAccountPrincipal(jsii.String(a)))
-		}
-	}
-	if len(others) > 0 {
-		ch.admitAccounts("Roster", others, map[string]interface{}{"aws:PrincipalArn": roles})
+	handlers := rosterHandlers()
+	if others := otherRosterAccounts(stores, channelAccount); len(others) > 0 {
+		ch.admitRosterAccounts(others, handlers)
 	}
 	ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String("OnlyRosterHandlersAnswer"),
@@ -212,23 +212,55 @@ func (ch *ErasureChannel) admitRoster(stores []RosterStore) {
 		Actions:    jsii.Strings("sqs:SendMessage"),
 		Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
 		Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
-		Conditions: &map[string]interface{}{"ArnNotLike": map[string]interface{}{"aws:PrincipalArn": roles}},
+		Conditions: &map[string]interface{}{"ArnNotLike": map[string]interface{}{"aws:PrincipalArn": handlers}},
 	}))
+	if !storesIn(stores, channelAccount, channelAccount) {
+		// No store of the channel's own account: its roles under the handler
+		// path are no roster store's (a same-account role needs no Allow).
+		lockedQueue(ch.ResponseQueue).deny("NoHandlerOfTheChannelAccountAnswers", []string{"sqs:SendMessage"}, nil, channelAccountHandlers(channelAccount, handlers))
+	}
+}
+
+// channelAccountHandlers is the condition of a principal under the handler
+// path in the channel's own account.
+func channelAccountHandlers(channelAccount, handlers string) map[string]any {
+	return map[string]any{
+		"StringEquals": map[string]any{"aws:PrincipalAccount": channelAccount},
+		"ArnLike":      map[string]any{"aws:PrincipalArn": handlers},
+	}
+}
+
+// otherRosterAccounts are the roster's accounts other than the channel's.
+func otherRosterAccounts(stores []RosterStore, channelAccount string) []string {
+	var out []string
+	for _, a := range rosterAccounts(stores, channelAccount) {
+		if a != channelAccount {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // lockDown locks every resource of the channel to the principals of its
 // path: only administrators act off the data path; only publishers publish
 // (and use the topic key, as SNS does for them); a subscription only for a
-// roster store's queue, over SQS, from that store's account; only readers
-// consume answers and only the roster's handlers (admitRoster) send them;
-// nobody sends to a dead-letter queue.
+// store queue of the subscriber's own account, over SQS, from a roster
+// account; only readers consume answers and only the roster's handlers
+// (admitRoster) send them; nobody sends to a dead-letter queue. No statement
+// names a store: the roster's accounts are listed once per policy at most.
 func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	stack := awscdk.Stack_Of(ch.Construct)
 	channelAccount, region := *stack.Account(), *stack.Region()
 	admins := props.Administrators
 	if len(admins) == 0 {
-		for _, a := range append([]string{channelAccount}, rosterAccounts(props.Stores, channelAccount)...) {
-			admins = appendNew(admins, channelpolicy.DefaultAdministrators(*awscdk.Aws_PARTITION(), a, region))
+		if len(otherRosterAccounts(props.Stores, channelAccount)) > 0 {
+			// One pattern for the default bootstrap's execution role of every
+			// account: a roster account's own administrators subscribe its
+			// stores, and off the data path every other account needs an
+			// Allow no policy here gives.
+			admins = []string{channelpolicy.DefaultAdministrators(*awscdk.Aws_PARTITION(), "*", "*")}
+		} else {
+			admins = []string{channelpolicy.DefaultAdministrators(*awscdk.Aws_PARTITION(), channelAccount, region)}
 		}
 	}
 	readers := props.ResponseReaders
@@ -283,47 +315,35 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 		responses.onlyFrom("OnlyReadersConsume", channelpolicy.QueueConsume, readers, nil)
 		responses.onlyFrom("OnlyReadersAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append(append([]string{}, readers...), admins...), nil)
 		if len(props.Stores) > 0 {
-			key.onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, append(rosterRoleArns(props.Stores, channelAccount), readers...), nil)
+			key.onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, append([]string{rosterHandlers()}, readers...), nil)
+			if !storesIn(props.Stores, channelAccount, channelAccount) {
+				key.deny("NoHandlerOfTheChannelAccountUsesTheKey", channelpolicy.KeyUse, nil, channelAccountHandlers(channelAccount, rosterHandlers()))
+			}
 		}
 	}
 }
 
-// lockSubscriptions admits a subscription only for a roster store's queue
-// (contract.QueueName, in the store's account and region), over SQS, asked by
-// an administrator of that store's account.
+// lockSubscriptions admits a subscription only for a store queue
+// (contract.QueueNamePrefix) of the subscriber's own account, in any region,
+// over SQS, asked by an administrator of a roster account: one statement for
+// every account, through the policy variable ${aws:PrincipalAccount}. A
+// principal of another account needs the Allow of admitRosterAccounts, which
+// names only roster accounts; the channel's own account, when it holds no
+// store, is denied outright.
 func (ch *ErasureChannel) lockSubscriptions(topic locked, stores []RosterStore, admins []string, channelAccount, region string) {
 	subscribe := []string{"sns:Subscribe"}
 	topic.onlyFrom("OnlyAdministratorsSubscribe", subscribe, admins, nil)
 	topic.deny("SubscribeOnlySqs", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"sns:Protocol": "sqs"}})
-	accounts := rosterAccounts(stores, channelAccount)
-	if anyAccountPattern(admins) {
-		// An administrator pattern of any account: only the roster's accounts.
-		topic.deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"aws:PrincipalAccount": anyList(accounts)}})
+	topic.deny("SubscribeOnlyStoreQueuesOfTheSubscribersAccount", subscribe, nil, map[string]any{"StringNotLike": map[string]any{
+		"sns:Endpoint": fmt.Sprintf("arn:%s:sqs:*:${aws:PrincipalAccount}:%s*", *awscdk.Aws_PARTITION(), contract.QueueNamePrefix)}})
+	switch {
+	case *awscdk.Token_IsUnresolved(jsii.String(channelAccount)):
+		// An environment-agnostic channel: its account is only known at
+		// deploy, so the roster's accounts are named outright.
+		topic.deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"aws:PrincipalAccount": anyList(rosterAccounts(stores, channelAccount))}})
+	case !storesIn(stores, channelAccount, channelAccount):
+		topic.deny("NoOneOfTheChannelAccountSubscribes", subscribe, nil, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": channelAccount}})
 	}
-	for i, a := range accounts {
-		var queues []string
-		for _, s := range stores {
-			if s.Account == a || s.Account == "" && a == channelAccount {
-				queues = append(queues, fmt.Sprintf("arn:%s:sqs:%s:%s:%s", *awscdk.Aws_PARTITION(), or(s.Region, region), a, contract.QueueName(s.Name)))
-			}
-		}
-		topic.deny(fmt.Sprintf("SubscribeOnlyRosterQueues%d", i+1), subscribe, nil, map[string]any{
-			"StringEquals":    map[string]any{"aws:PrincipalAccount": a},
-			"StringNotEquals": map[string]any{"sns:Endpoint": anyList(queues)},
-		})
-	}
-}
-
-// anyAccountPattern says whether an ARN pattern's account field is itself a
-// pattern (or not known at synth).
-func anyAccountPattern(arns []string) bool {
-	for _, a := range arns {
-		f := strings.SplitN(a, ":", 6)
-		if len(f) != 6 || strings.ContainsAny(f[4], "*?") || *awscdk.Token_IsUnresolved(jsii.String(f[4])) {
-			return true
-		}
-	}
-	return false
 }
 
 // otherAccounts are the accounts of arns other than channelAccount (every
@@ -374,18 +394,41 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// admitAccounts lets principals of other accounts subscribe an SQS queue to
-// the topic, send to the response queue and use its key through SQS; with
-// principalArns (the roster), only those principals.
-func (ch *ErasureChannel) admitAccounts(sidPrefix string, principals []awsiam.IPrincipal, principalArns map[string]interface{}) {
+// admitRosterAccounts lets the handler path of accounts (the roster's other
+// than the channel's), named as bare ids, send to the response queue and use
+// its key through SQS, and lets their principals subscribe an SQS queue (the
+// topic's locks narrow it to their administrators and their own store queues).
+func (ch *ErasureChannel) admitRosterAccounts(accounts []string, handlers string) {
+	region := *awscdk.Stack_Of(ch.Construct).Region()
+	any := &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()}
+	inRoster := map[string]interface{}{"aws:PrincipalAccount": anyList(accounts)}
+	ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid: jsii.String("RosterSubscribeSqs"), Actions: jsii.Strings("sns:Subscribe"), Principals: any,
+		Resources:  jsii.Strings(*ch.Topic.TopicArn()),
+		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:PrincipalAccount": anyList(accounts), "sns:Protocol": "sqs"}},
+	}))
+	ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid: jsii.String("RosterSendResponses"), Actions: jsii.Strings("sqs:SendMessage"), Principals: any,
+		Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
+		Conditions: &map[string]interface{}{"StringEquals": inRoster, "ArnLike": map[string]interface{}{"aws:PrincipalArn": handlers}},
+	}))
+	ch.ResponseKey.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid: jsii.String("RosterEncryptResponsesViaSqs"), Actions: jsii.Strings("kms:GenerateDataKey", "kms:Decrypt"), Principals: any,
+		Resources: jsii.Strings("*"), // in a key policy, "*" is this key
+		Conditions: &map[string]interface{}{
+			"StringEquals": map[string]interface{}{"aws:PrincipalAccount": anyList(accounts), "kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)},
+			"ArnLike":      map[string]interface{}{"aws:PrincipalArn": handlers},
+		},
+	}), nil)
+}
+
+// admitAccounts (the older StoreAccounts form) lets every principal of other
+// accounts subscribe an SQS queue to the topic, send to the response queue and
+// use its key through SQS.
+func (ch *ErasureChannel) admitAccounts(sidPrefix string, principals []awsiam.IPrincipal) {
 	viaSQS := map[string]interface{}{"StringEquals": map[string]interface{}{
 		"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", *awscdk.Stack_Of(ch.Construct).Region()),
 	}}
-	var send *map[string]interface{}
-	if principalArns != nil {
-		send = &map[string]interface{}{"ArnLike": principalArns}
-		viaSQS["ArnLike"] = principalArns
-	}
 	ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String(sidPrefix + "SubscribeSqs"),
 		Actions:    jsii.Strings("sns:Subscribe"),
@@ -398,7 +441,6 @@ func (ch *ErasureChannel) admitAccounts(sidPrefix string, principals []awsiam.IP
 		Actions:    jsii.Strings("sqs:SendMessage"),
 		Principals: &principals,
 		Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
-		Conditions: send,
 	}))
 	ch.ResponseKey.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String(sidPrefix + "EncryptResponsesViaSqs"),

@@ -1,6 +1,9 @@
 package erasure
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -12,25 +15,34 @@ import (
 type ErasureDashboardProps struct {
 	// Channel is the erasure channel: its response queue's depth and age.
 	Channel *ErasureChannel
-	// Subscribers are the stores shown, one row each. A store in another
-	// account or region cannot be referenced across environments: give it its
-	// own dashboard in its own account.
-	Subscribers []*ErasureSubscriber
 	// DashboardName is an optional physical name.
 	DashboardName string
 }
 
-// ErasureDashboard is the operator's view of the channel: per subscriber,
-// answers by outcome, the NOT_APPLICABLE count, dead-letter queue depth and the
-// age of its oldest message; the response queue's depth and age, and the
-// answers refused because their sender is not the store's handler (alarm).
+// ErasureDashboard is the operator's view of the channel: the response queue's
+// depth and age, the channel's and the ledger's alarms, and every store's
+// answers by outcome, NOT_APPLICABLE count and dead-letter queue depth,
+// found by CloudWatch search expressions. Its widgets are the same for one
+// store or ten thousand (CloudWatch accepts 500 a dashboard): a store that
+// joins changes no widget. Each search ranks the stores and shows the top
+// dashboardTopStores; CloudWatch reads at most 500 series a search, so past
+// 500 stores a ranking covers the first 500 it finds, and each store's own
+// dead-letter alarm (ErasureSubscriber.DeadLetterAlarm) stays the safeguard.
 type ErasureDashboard struct {
 	constructs.Construct
 	Dashboard awscloudwatch.Dashboard
 }
 
-// NewErasureDashboard builds the dashboard. Put it in a stack of its own (or
-// the stores' stack): it refers to the channel and to every store.
+// storeQueueSearchToken is the token of contract.QueueNamePrefix a search
+// matches a store queue's name by (a quoted value would match only whole names).
+var storeQueueSearchToken = strings.Split(strings.Trim(contract.QueueNamePrefix, "-"), "-")[1]
+
+// dashboardTopStores is how many stores each ranking widget shows.
+const dashboardTopStores = 10
+
+// NewErasureDashboard builds the dashboard. Put it in a stack of its own, in
+// the channel's account: it refers to the channel only, and finds the stores
+// of that account and region by search.
 func NewErasureDashboard(scope constructs.Construct, id *string, props *ErasureDashboardProps) *ErasureDashboard {
 	this := constructs.NewConstruct(scope, id)
 	d := &ErasureDashboard{Construct: this}
@@ -73,29 +85,32 @@ func NewErasureDashboard(scope constructs.Construct, id *string, props *ErasureD
 			}),
 		)
 	}
-	for _, s := range props.Subscribers {
-		var answers []awscloudwatch.IMetric
-		for _, o := range contract.AnswerValues {
-			answers = append(answers, awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-				Namespace: jsii.String(contract.MetricNamespace), MetricName: jsii.String(contract.MetricAnswers),
-				DimensionsMap: &map[string]*string{contract.MetricDimensionSubscriber: jsii.String(s.Name), contract.MetricDimensionOutcome: jsii.String(o)},
-				Statistic:     jsii.String("Sum"), Period: period, Label: jsii.String(o),
-			}))
-		}
-		d.Dashboard.AddWidgets(
-			awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-				Title: jsii.String(s.Name + ": answers by outcome"), Width: jsii.Number(8), Stacked: jsii.Bool(true), Left: &answers,
-			}),
-			awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-				Title: jsii.String(s.Name + ": NOT_APPLICABLE"), Width: jsii.Number(4),
-				Left: &[]awscloudwatch.IMetric{s.MetricNotApplicable(nil)},
-			}),
-			awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-				Title: jsii.String(s.Name + ": dead-letter queue"), Width: jsii.Number(12),
-				Left:  &[]awscloudwatch.IMetric{s.DeadLetterQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum"), Label: jsii.String("depth")})},
-				Right: &[]awscloudwatch.IMetric{s.DeadLetterQueue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum"), Label: jsii.String("oldest (s)")})},
-			}),
-		)
+	search := func(expr, label string) awscloudwatch.IMetric {
+		return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+			Expression: jsii.String(fmt.Sprintf("SORT(%s, MAX, DESC, %d)", expr, dashboardTopStores)),
+			Label:      jsii.String(label), Period: period, UsingMetrics: &map[string]awscloudwatch.IMetric{},
+		})
 	}
+	d.Dashboard.AddWidgets(
+		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String(fmt.Sprintf("Stores: answers by store and outcome (top %d)", dashboardTopStores)), Width: jsii.Number(12),
+			Left: &[]awscloudwatch.IMetric{search(fmt.Sprintf(`SEARCH('{%s,%s,%s} MetricName="%s"', 'Sum', 300)`,
+				contract.MetricNamespace, contract.MetricDimensionOutcome, contract.MetricDimensionSubscriber, contract.MetricAnswers), "")},
+		}),
+		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String(fmt.Sprintf("Stores: NOT_APPLICABLE answers (top %d)", dashboardTopStores)), Width: jsii.Number(12),
+			Left: &[]awscloudwatch.IMetric{search(fmt.Sprintf(`SEARCH('{%s,%s} MetricName="%s"', 'Sum', 300)`,
+				contract.MetricNamespace, contract.MetricDimensionSubscriber, contract.MetricNotApplicable), "")},
+		}),
+		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String(fmt.Sprintf("Stores: dead-letter queues, messages waiting (top %d)", dashboardTopStores)), Width: jsii.Number(12),
+			Left: &[]awscloudwatch.IMetric{search(`SEARCH('{AWS/SQS,QueueName} MetricName="ApproximateNumberOfMessagesVisible" DeadLetterQueue', 'Maximum', 300)`, "")},
+		}),
+		awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String(fmt.Sprintf("Stores: erasure queues, age of the oldest request in s (top %d)", dashboardTopStores)), Width: jsii.Number(12),
+			Left: &[]awscloudwatch.IMetric{search(fmt.Sprintf(`SEARCH('{AWS/SQS,QueueName} MetricName="ApproximateAgeOfOldestMessage" QueueName=%s', 'Maximum', 300)`,
+				storeQueueSearchToken), "")},
+		}),
+	)
 	return d
 }

@@ -2,7 +2,6 @@ package erasure
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -15,6 +14,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsssm"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -75,6 +75,10 @@ type ErasureLedger struct {
 	// Reader records the response queue's answers; Sweeper publishes,
 	// re-broadcasts, expires and appends receipts.
 	Reader, Sweeper awslambda.Function
+	// RosterPath is the SSM path of the roster's pages (contract.ParseLedgerRoster),
+	// and RosterPages the parameters: stores, handler role ids and lingering bounds.
+	RosterPath  string
+	RosterPages []awsssm.StringParameter
 }
 
 // NewErasureLedger builds the ledger beside a channel.
@@ -123,39 +127,21 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
 	})
 
-	var stores []string
 	for n := range props.RoleIDs {
-		stores = append(stores, n)
-	}
-	sort.Strings(stores)
-	rosterParts := []*string{}
-	for i, n := range ch.roster {
-		sep := ","
-		if i == 0 {
-			sep = ""
-		}
-		rosterParts = append(rosterParts, jsii.String(sep+n.Name+"="))
-		if id := props.RoleIDs[n.Name]; id != nil {
-			rosterParts = append(rosterParts, id)
-		}
-	}
-	for _, n := range stores {
 		if !ch.hasStore(n) {
 			problems.Add("ErasureLedger.roleIds["+n+"]", timing.Missing, "a role id is given for a store that is not on the channel's roster")
 		}
 	}
-	lingering := ""
-	names := make([]string, 0, len(props.LingeringDays))
 	for n := range props.LingeringDays {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for i, n := range names {
-		if i > 0 {
-			lingering += ","
+		if !ch.hasStore(n) {
+			problems.Add("ErasureLedger.lingeringDays["+n+"]", timing.Missing, "lingering days are given for a store that is not on the channel's roster")
 		}
-		lingering += fmt.Sprintf("%s=%d", n, props.LingeringDays[n])
 	}
+	// The roster lives in SSM parameters (pages of at most
+	// contract.SSMParameterValueMaxBytes), never in the functions'
+	// environment: it grows with every store, the environment is 4 KB.
+	l.RosterPath = "/erasure-ledger/" + *awscdk.Names_UniqueId(this) + "/roster"
+	l.RosterPages = l.rosterPages(ch.roster, props.RoleIDs, props.LingeringDays)
 
 	runtime, arch := awslambda.Runtime_PROVIDED_AL2023(), awslambda.Architecture_ARM_64()
 	fn := func(id, roleName, mode string, timeoutSeconds int) awslambda.Function {
@@ -165,16 +151,16 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		logs.GrantWrite(role)
 		env := map[string]*string{
 			contract.EnvLedgerMode: jsii.String(mode), contract.EnvLedgerTable: l.Table.TableName(), contract.EnvLedgerSecretArn: l.Secret.SecretArn(),
-			contract.EnvLedgerRoster: awscdk.Fn_Join(jsii.String(""), &rosterParts), contract.EnvLedgerTopicArn: ch.Topic.TopicArn(),
-		}
-		if lingering != "" {
-			env[contract.EnvLedgerLingering] = jsii.String(lingering)
+			contract.EnvLedgerRosterPath: jsii.String(l.RosterPath), contract.EnvLedgerTopicArn: ch.Topic.TopicArn(),
 		}
 		f := awslambda.NewFunction(this, jsii.String(id), &awslambda.FunctionProps{
 			Runtime: runtime, Architecture: arch, Handler: jsii.String("bootstrap"), Code: props.Code,
 			Role: role, LogGroup: logs, Timeout: seconds(timeoutSeconds), MemorySize: jsii.Number(defaultHandlerMemoryMB),
 			Environment: &env, Description: jsii.String("Erasure ledger: the " + mode),
 		})
+		for _, page := range l.RosterPages {
+			f.Node().AddDependency(page) // read at start: the pages exist first
+		}
 		// Least privilege on the table: items and the pending index, no scan.
 		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Actions:   jsii.Strings("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"),
@@ -182,6 +168,12 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		}))
 		l.Key.Grant(role, jsii.String("kms:Decrypt"), jsii.String("kms:Encrypt"), jsii.String("kms:GenerateDataKey"), jsii.String("kms:DescribeKey"))
 		l.Secret.GrantRead(role, nil)
+		// The roster's pages: one path, read whole at start and again on a schedule.
+		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions: jsii.Strings("ssm:GetParametersByPath"),
+			Resources: &[]*string{awscdk.Arn_Format(&awscdk.ArnComponents{Service: jsii.String("ssm"), Resource: jsii.String("parameter"),
+				ResourceName: jsii.String(strings.TrimPrefix(l.RosterPath, "/"))}, st)},
+		}))
 		reasons := functionReasons(reasonLedgerDLQ)
 		reasons["AwsSolutions-IAM5"] = reasonLedgerIndex
 		suppress(reasons, f, role, logs)
@@ -222,6 +214,57 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		this.Node().AddValidation(&validation{problems: problems})
 	}
 	return l
+}
+
+// rosterPages writes the roster into SSM parameters under l.RosterPath, each
+// page at most contract.SSMParameterValueMaxBytes with every role id counted at
+// its longest (contract.RoleIDMaxBytes), so that no page can outgrow the quota
+// whatever IAM deploys. Its size grows by one parameter per page, not per store.
+func (l *ErasureLedger) rosterPages(roster []RosterStore, roleIDs map[string]*string, lingering map[string]int) []awsssm.StringParameter {
+	type entry struct {
+		store string
+		id    *string
+		days  int
+	}
+	var pages [][]entry
+	size := 0
+	header := len(contract.LedgerRosterPageHeader(9999, 9999))
+	for _, st := range roster {
+		days, ok := lingering[st.Name]
+		if !ok {
+			days = -1
+		}
+		e := entry{st.Name, roleIDs[st.Name], days}
+		n := len(contract.LedgerRosterEntryPrefix(false, e.store)) + contract.RoleIDMaxBytes + len(contract.LedgerRosterEntrySuffix(days))
+		if len(pages) == 0 || size+n > contract.SSMParameterValueMaxBytes-header {
+			pages, size = append(pages, nil), 0
+		}
+		pages[len(pages)-1] = append(pages[len(pages)-1], e)
+		size += n
+	}
+	if len(pages) == 0 {
+		pages = [][]entry{nil} // an empty roster is one empty page, read as such
+	}
+	out := make([]awsssm.StringParameter, 0, len(pages))
+	for i, page := range pages {
+		parts := []*string{jsii.String(contract.LedgerRosterPageHeader(i+1, len(pages)))}
+		for j, e := range page {
+			parts = append(parts, jsii.String(contract.LedgerRosterEntryPrefix(j == 0, e.store)))
+			if e.id != nil {
+				parts = append(parts, e.id)
+			}
+			if sfx := contract.LedgerRosterEntrySuffix(e.days); sfx != "" {
+				parts = append(parts, jsii.String(sfx))
+			}
+		}
+		out = append(out, awsssm.NewStringParameter(l.Construct, jsii.String(fmt.Sprintf("RosterPage%d", i+1)), &awsssm.StringParameterProps{
+			ParameterName: jsii.String(fmt.Sprintf("%s/%d", l.RosterPath, i+1)),
+			StringValue:   awscdk.Fn_Join(jsii.String(""), &parts),
+			Description:   jsii.String(fmt.Sprintf("Erasure ledger: roster page %d of %d (stores, handler role ids, lingering bounds)", i+1, len(pages))),
+			Tier:          awsssm.ParameterTier_STANDARD,
+		}))
+	}
+	return out
 }
 
 // hasStore reports whether name is on the channel's roster.

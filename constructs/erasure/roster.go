@@ -19,9 +19,11 @@ type RosterStore struct {
 	Region string
 }
 
-// handlerRoleArn is the ARN of a roster store's handler role.
-func handlerRoleArn(account string, store string) string {
-	return fmt.Sprintf("arn:%s:iam::%s:role/%s", *awscdk.Aws_PARTITION(), account, contract.HandlerName(store))
+// rosterHandlers is the ARN pattern of every roster store's handler role:
+// the handler path (contract.HandlerRolePath) in any account. The policies
+// that name it say once, beside it, which accounts are the roster's.
+func rosterHandlers() string {
+	return contract.HandlerRolePattern(*awscdk.Aws_PARTITION(), "*")
 }
 
 // checkRoster lists every problem of a roster.
@@ -63,15 +65,12 @@ func rosterAccounts(stores []RosterStore, channelAccount string) []string {
 	return out
 }
 
-// rosterRoleArns are the roster's handler roles.
-func rosterRoleArns(stores []RosterStore, channelAccount string) []string {
-	out := make([]string, 0, len(stores))
-	for _, s := range stores {
-		a := s.Account
-		if a == "" {
-			a = channelAccount
+// storesIn says whether a roster store is in account ("" = the channel's).
+func storesIn(stores []RosterStore, account, channelAccount string) bool {
+	for _, a := range rosterAccounts(stores, channelAccount) {
+		if a == account {
+			return true
 		}
-		out = append(out, handlerRoleArn(a, s.Name))
 	}
-	return out
+	return false
 }

@@ -196,6 +196,9 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 			if contract.IsSubscriberName(props.Name) {
 				// The name the channel's roster admits (contract.HandlerName).
 				rp.RoleName = jsii.String(contract.HandlerName(props.Name))
+				// The path the channel's shared policies admit once for
+				// every store (contract.HandlerRolePath).
+				rp.Path = jsii.String(contract.HandlerRolePath)
 			}
 			role := awsiam.NewRole(this, jsii.String("HandlerRole"), rp)
 			s.LogGroup.GrantWrite(role) // logs:CreateLogStream and logs:PutLogEvents on this group

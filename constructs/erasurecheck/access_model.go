@@ -91,6 +91,9 @@ type declared struct {
 	publishers []string
 	readers    []string
 	roster     map[string]bool // store names
+	// rosterAccounts are the accounts whose handler path
+	// (contract.HandlerRolePath) the channel admits (RosterAccountsMetadataKey).
+	rosterAccounts map[string]bool
 }
 
 // matrixFor builds the access matrix of the channel and the stores the check found.
@@ -108,7 +111,7 @@ func lockdownCells(k channelpolicy.Kind, action string) bool {
 // matrixOf is matrixFor with only the cells only admits (all, when nil).
 func (a *assembly) matrixOf(stores []Store, cfg Config, only func(channelpolicy.Kind, string) bool) *AccessMatrix {
 	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{},
-		handlers: map[string]*principal{}, endpointOf: map[int]*endpoint{}, decl: declared{roster: map[string]bool{}}}
+		handlers: map[string]*principal{}, endpointOf: map[int]*endpoint{}, decl: declared{roster: map[string]bool{}, rosterAccounts: map[string]bool{}}}
 	m.findTargets(stores, cfg)
 	m.findPrincipals(stores)
 	m.only = only
@@ -185,6 +188,13 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 		m.decl.readers = a.metadataList(rq.t, rq.id, channelpolicy.ReadersMetadataKey)
 		for _, n := range iameval.StringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]) {
 			m.decl.roster[n] = true
+		}
+		for _, v := range iameval.ListOf(rq.t.Resources[rq.id].Metadata[RosterAccountsMetadataKey]) {
+			acct := m.a.Pattern(rq.t, v)
+			if !isDigits(acct) || len(acct) != 12 {
+				acct = rq.t.Account // the stack's own account, unknown at synth
+			}
+			m.decl.rosterAccounts[acct] = true
 		}
 		if _, did := a.RedriveOf(rq.t, rq.t.Resources[rq.id].Properties); did != "" {
 			m.add("response-dlq", channelpolicy.ResponseDLQ, "", a.policyTarget(rq.t, did, "AWS::SQS::QueuePolicy", "Queues"))
@@ -329,7 +339,11 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 	// A witness for each region a pattern draws: the administrators', and
 	// any other pattern's.
 	seen := map[string]bool{}
-	for _, pat := range cfnmodel.UniqueSorted(patterns) {
+	ordered := cfnmodel.UniqueSorted(patterns)
+	// A pattern of one account before a pattern of any: admin/<account> is
+	// the administrator that account's own resources declare.
+	sort.SliceStable(ordered, func(i, j int) bool { return !anyAccountARN(ordered[i]) && anyAccountARN(ordered[j]) })
+	for _, pat := range ordered {
 		f := strings.SplitN(pat, ":", 6)
 		if len(f) != 6 || !strings.ContainsAny(f[5], "*?") {
 			continue
@@ -351,6 +365,12 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 		}
 	}
 	m.addPrincipal(snsFor(ErasureTopicSNS, classTopicSNS, m.topicIdents, m.channelAccount, m.channelRegion))
+}
+
+// anyAccountARN says whether an ARN pattern's account field is a wildcard.
+func anyAccountARN(arn string) bool {
+	f := strings.SplitN(arn, ":", 6)
+	return len(f) == 6 && strings.ContainsAny(f[4], "*?")
 }
 
 // agnostic says whether the channel's resources are in environment-agnostic
@@ -511,7 +531,50 @@ func (m *AccessMatrix) isRosterHandler(p *principal) bool {
 			return true
 		}
 	}
-	return false
+	return m.onHandlerPath(p)
+}
+
+// onHandlerPath says whether p is a role under the handler path
+// (contract.HandlerRolePath) of a roster account: the channel's shared
+// policies admit every such role, and the response reader authenticates each
+// answer by its store's exact role id, refusing (and alarming on) the rest.
+func (m *AccessMatrix) onHandlerPath(p *principal) bool {
+	if p.Service != "" || !m.decl.rosterAccounts[p.Account] {
+		return false
+	}
+	return iameval.CoversAny(contract.HandlerRolePattern("*", iameval.OrStar(p.Account)), p.Aliases)
+}
+
+// subscribesItsStoreQueue says whether e is a store queue
+// (contract.QueueNamePrefix) of p's own account, over SQS, and p an
+// administrator of the topic from a roster account: the one subscription the
+// channel admits.
+func (m *AccessMatrix) subscribesItsStoreQueue(p *principal, topic *target, e *endpoint) bool {
+	if e == nil || e.protocol != "sqs" || p.Service != "" || e.account != p.Account {
+		return false
+	}
+	if len(m.decl.rosterAccounts) == 0 {
+		// A channel that names no roster accounts (an older template): a
+		// roster store's own queue, by its administrators.
+		return e.queue != nil && m.isAdmin(p, e.queue) && m.decl.roster[e.queue.store]
+	}
+	if !m.decl.rosterAccounts[p.Account] {
+		return false
+	}
+	named := false
+	for _, v := range e.values {
+		f := strings.SplitN(v, ":", 6)
+		named = named || len(f) == 6 && f[2] == "sqs" && strings.HasPrefix(f[5], contract.QueueNamePrefix)
+	}
+	if !named {
+		return false
+	}
+	for _, adm := range topic.admins {
+		if iameval.CoversAny(adm, p.Aliases) {
+			return true
+		}
+	}
+	return e.queue != nil && m.isAdmin(p, e.queue)
 }
 
 // need is what the channel's path needs of one request.
@@ -532,12 +595,9 @@ func (m *AccessMatrix) need(p *principal, action string, t *target, e *endpoint)
 		if action == "sns:Publish" {
 			return yes(m.isDeclared(p, m.decl.publishers))
 		}
-		// sns:Subscribe: a roster store's queue, over SQS, by an
-		// administrator of that store's account.
-		if e == nil || e.queue == nil || e.protocol != "sqs" || p.Service != "" || p.Account != e.queue.Account {
-			return Denied
-		}
-		return yes(m.isAdmin(p, e.queue) && m.decl.roster[e.queue.store])
+		// sns:Subscribe: a store queue of the subscriber's own account,
+		// over SQS, by an administrator of a roster account.
+		return yes(m.subscribesItsStoreQueue(p, t, e))
 	case channelpolicy.TopicKey:
 		return yes(m.isDeclared(p, m.decl.publishers))
 	case channelpolicy.Queue:
@@ -605,9 +665,15 @@ func (m *AccessMatrix) endpoints() []*endpoint {
 			eps = append(eps, ep{name, t.Aliases, t, t.Account})
 		}
 	}
+	for acct := range m.decl.rosterAccounts {
+		accounts[acct] = true
+	}
 	region := m.a.Region()
 	for _, acct := range cfnmodel.SortedKeys(accounts) {
 		eps = append(eps, ep{"a-queue-of/" + orLabel(acct), []string{fmt.Sprintf("arn:aws:sqs:%s:%s:erasure-witness-queue", region, iameval.OrStar(acct))}, nil, acct})
+		// A queue named like a store's (contract.QueueNamePrefix) that is no
+		// queue of this app: the class a store-queue pattern draws.
+		eps = append(eps, ep{"a-store-queue-of/" + orLabel(acct), []string{fmt.Sprintf("arn:aws:sqs:%s:%s:%serasure-witness", region, iameval.OrStar(acct), contract.QueueNamePrefix)}, nil, acct})
 	}
 	eps = append(eps, ep{"not-a-queue", []string{"https://erasure-witness.invalid/"}, nil, ""})
 	var out []*endpoint
@@ -633,6 +699,10 @@ func (m *AccessMatrix) evaluateAll() {
 		} else {
 			witnesses = append(witnesses, p)
 		}
+	}
+	storeOf := map[*principal]string{}
+	for name, h := range m.handlers {
+		storeOf[h] = name
 	}
 	// Every target's candidates first, so that the cells are allocated once.
 	candidatesOf := make([][]*principal, len(m.order))
@@ -665,7 +735,10 @@ func (m *AccessMatrix) evaluateAll() {
 			for _, al := range r.Aliases {
 				named = named || exact[al]
 			}
-			if named || cover.reaches(r, t) || !represented[standing{r.Account, signature(r)}] {
+			// A handler the path needs here is always asked itself: a grant
+			// it lost must fail its own cell, not pass as its witness's.
+			needed := r.class == classHandler && (storeOf[r] == t.store && t.store != "" || t.kind == channelpolicy.ResponseQueue || t.kind == channelpolicy.ResponseKey)
+			if named || needed || cover.reaches(r, t) || !represented[standing{r.Account, signature(r)}] {
 				candidates = append(candidates, r)
 			}
 		}
@@ -760,13 +833,14 @@ func (a *assembly) principalsNamedBy(t *target) (exact map[string]bool, patterns
 // identityCover indexes which targets each role's identity statements reach.
 type identityCover struct {
 	exact   map[string][]*principal // resource alias -> roles with a statement naming it
+	exactOf map[*principal][]string // role -> the exact resources its statements name
 	pattern map[*principal][]coverPattern
 }
 
 type coverPattern struct{ pattern, prefix string }
 
 func (m *AccessMatrix) identityIndex() *identityCover {
-	c := &identityCover{exact: map[string][]*principal{}, pattern: map[*principal][]coverPattern{}}
+	c := &identityCover{exact: map[string][]*principal{}, exactOf: map[*principal][]string{}, pattern: map[*principal][]coverPattern{}}
 	for _, name := range m.principalOrder {
 		p := m.principals[name]
 		if p.class != classHandler && p.class != classRole {
@@ -786,6 +860,7 @@ func (m *AccessMatrix) identityIndex() *identityCover {
 					c.pattern[p] = append(c.pattern[p], coverPattern{pattern: pat, prefix: pat[:i]})
 				} else {
 					c.exact[pat] = append(c.exact[pat], p)
+					c.exactOf[p] = append(c.exactOf[p], pat)
 				}
 			}
 		}
@@ -800,6 +875,14 @@ func (c *identityCover) reaches(p *principal, t *target) bool {
 			if q == p {
 				return true
 			}
+		}
+	}
+	for _, al := range t.Aliases {
+		// A target known only by a pattern (another app's key of the
+		// response queue's account and region) is reached by an exact ARN
+		// the pattern covers.
+		if strings.ContainsAny(al, "*?") && iameval.CoversAny(al, c.exactOf[p]) {
+			return true
 		}
 	}
 	for _, cp := range c.pattern[p] {

@@ -195,6 +195,7 @@ func (a *assembly) check(cfg Config) *Result {
 	res.Findings = append(res.Findings, a.checkSharedKeys(stores, topics)...)
 	if len(stores) > 0 || cfg.Access {
 		res.Findings = append(res.Findings, a.checkPolicyQuotas()...)
+		res.Findings = append(res.Findings, a.checkServiceQuotas()...)
 	}
 	for _, sc := range stores {
 		res.Stores = append(res.Stores, *sc.store)

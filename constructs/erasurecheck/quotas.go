@@ -3,7 +3,11 @@ package erasurecheck
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
+
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
+	"github.com/linn-cloud/erasure-channel/contract"
 
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
@@ -21,24 +25,11 @@ func (a *assembly) checkPolicyQuotas() Findings {
 			if _, ok := iameval.Quotas[r.Type]; !ok {
 				continue
 			}
-			doc := r.Properties["PolicyDocument"]
-			if r.Type == "AWS::KMS::Key" {
-				doc = r.Properties["KeyPolicy"]
-			}
-			if doc == nil {
+			size, stmts, ok := a.policySize(t, id, r)
+			if !ok {
 				continue
 			}
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			if enc.Encode(a.lowerBound(t, doc)) != nil {
-				continue
-			}
-			size := len(strings.TrimSuffix(b.String(), "\n"))
-			if v, ok := doc.(string); ok { // a policy given as a JSON string
-				size = len(v)
-			}
-			for _, p := range iameval.QuotaProblems(r.Type, size, a.policy(t, doc, id)) {
+			for _, p := range iameval.QuotaProblems(r.Type, size, stmts) {
 				out = append(out, Finding{Problem: timing.Problem{Path: "Policy[" + t.Stack + "/" + id + "].quota", Type: timing.Invalid,
 					Detail: p + ": CloudFormation's deploy fails on it; split the policy or grant through identity policies"}, Stack: t.Stack, Template: t.Path, LogicalID: id})
 			}
@@ -47,8 +38,33 @@ func (a *assembly) checkPolicyQuotas() Findings {
 	return out
 }
 
+// policySize is the size of resource r's policy at its lower bound, and its
+// statements; ok is false when it sets none.
+func (a *assembly) policySize(t *template, id string, r cfnmodel.Resource) (int, []iameval.Statement, bool) {
+	doc := r.Properties["PolicyDocument"]
+	if r.Type == "AWS::KMS::Key" {
+		doc = r.Properties["KeyPolicy"]
+	}
+	if doc == nil {
+		return 0, nil, false
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(a.lowerBound(t, doc)) != nil {
+		return 0, nil, false
+	}
+	size := len(strings.TrimSuffix(b.String(), "\n"))
+	if v, ok := doc.(string); ok { // a policy given as a JSON string
+		size = len(v)
+	}
+	return size, a.policy(t, doc, id), true
+}
+
 // lowerBound is v with every intrinsic rendered to its literal where it
-// has one, else to "": the shortest policy deploy could send.
+// has one, else to the shortest value deploy can give it (a role's unique
+// id, an account id: deployedLowerBound), else to "": the shortest document
+// deploy could send.
 func (a *assembly) lowerBound(t *template, v any) any {
 	switch x := v.(type) {
 	case []any:
@@ -59,6 +75,21 @@ func (a *assembly) lowerBound(t *template, v any) any {
 		return out
 	case map[string]any:
 		if len(x) == 1 {
+			if s, ok := deployedLowerBound(x); ok {
+				return s
+			}
+			if j := iameval.ListOf(x["Fn::Join"]); len(j) == 2 {
+				if sep, ok := j[0].(string); ok {
+					if parts, ok := j[1].([]any); ok {
+						out := make([]string, 0, len(parts))
+						for _, p := range parts {
+							s, _ := a.lowerBound(t, p).(string)
+							out = append(out, s)
+						}
+						return strings.Join(out, sep)
+					}
+				}
+			}
 			for k := range x {
 				if k == "Ref" || strings.HasPrefix(k, "Fn::") {
 					if s := a.Ident(t, x); !strings.HasPrefix(s, "res:") {
@@ -75,4 +106,167 @@ func (a *assembly) lowerBound(t *template, v any) any {
 		return out
 	}
 	return v
+}
+
+// deployedLowerBound is a placeholder as long as the shortest value deploy
+// gives an intrinsic whose value only deploy knows but whose length it
+// fixes: a role's unique id (contract.RoleIDDeployedBytes), an account id, a
+// partition; ok is false for any other.
+func deployedLowerBound(x map[string]any) (string, bool) {
+	if ga := iameval.ListOf(x["Fn::GetAtt"]); len(ga) == 2 && ga[1] == "RoleId" {
+		return strings.Repeat("A", contract.RoleIDDeployedBytes), true
+	}
+	if ga, ok := x["Fn::GetAtt"].(string); ok && strings.HasSuffix(ga, ".RoleId") {
+		return strings.Repeat("A", contract.RoleIDDeployedBytes), true
+	}
+	switch x["Ref"] {
+	case "AWS::AccountId":
+		return "000000000000", true
+	case "AWS::Partition":
+		return "aws", true
+	case "AWS::Region":
+		return "us-east-1", true // the shortest region names are 9 characters
+	}
+	return "", false
+}
+
+// A quota of CloudFormation or of a service that the check models besides
+// the resource policies' (iameval.Quotas): each with where AWS documents it.
+type quota struct {
+	Limit  int
+	Source string
+}
+
+// serviceQuotas are the quotas a resource of the app meets at deploy,
+// besides its resource policy's.
+var serviceQuotas = struct {
+	LambdaEnvironmentBytes, DashboardWidgets                                 quota
+	TemplateResources, TemplateOutputs, TemplateParameters, TemplateMappings quota
+	TemplateBytes, SSMParameterBytes                                         quota
+}{
+	LambdaEnvironmentBytes: quota{4096, "AWS Lambda quotas: environment variables, 4 KB in all"},
+	DashboardWidgets:       quota{500, "Amazon CloudWatch quotas: widgets per dashboard"},
+	TemplateResources:      quota{500, "AWS CloudFormation quotas: resources per template"},
+	TemplateOutputs:        quota{200, "AWS CloudFormation quotas: outputs per template"},
+	TemplateParameters:     quota{200, "AWS CloudFormation quotas: parameters per template"},
+	TemplateMappings:       quota{200, "AWS CloudFormation quotas: mappings per template"},
+	TemplateBytes:          quota{1000000, "AWS CloudFormation quotas: template body size in an S3 object, 1 MB"},
+	SSMParameterBytes:      quota{contract.SSMParameterValueMaxBytes, "AWS Systems Manager quotas: parameter value size, standard tier"},
+}
+
+// QuotaUse is how much of one quota one resource or template uses, counting
+// each value only deploy knows at the least it can be.
+type QuotaUse struct {
+	Quota  string // e.g. "AWS::SQS::QueuePolicy bytes", "Lambda environment bytes"
+	Limit  int
+	Source string // where AWS documents the quota
+	Used   int
+	Path   string // the finding's path: Policy[<stack>/<id>], Template[<stack>], …
+	Stack  string
+	ID     string // the resource's logical id, "" for a template's own quota
+
+	t    *template
+	what string // what to do past it
+}
+
+// QuotaUsage is every quota the check models (resource policies, Lambda
+// environments, dashboards, SSM parameters, CloudFormation templates), used
+// by every resource and template of cloud assembly directories or templates.
+func QuotaUsage(paths []string) ([]QuotaUse, error) {
+	a, err := readPaths(paths)
+	if err != nil {
+		return nil, err
+	}
+	return a.quotaUses(), nil
+}
+
+// quotaUses measures every quota of every template and resource.
+func (a *assembly) quotaUses() []QuotaUse {
+	var out []QuotaUse
+	add := func(t *template, id, path, name string, used int, q quota, what string) {
+		out = append(out, QuotaUse{Quota: name, Limit: q.Limit, Source: q.Source, Used: used, Path: path, Stack: t.Stack, ID: id, t: t, what: what})
+	}
+	tq := serviceQuotas
+	for _, t := range a.Templates {
+		tp := "Template[" + t.Stack + "]"
+		add(t, "", tp+".resources", "CloudFormation resources per template", len(t.Resources), tq.TemplateResources, "split the stack (a store's own stack, nested stacks)")
+		add(t, "", tp+".outputs", "CloudFormation outputs per template", len(t.Outputs), tq.TemplateOutputs, "split the stack")
+		add(t, "", tp+".parameters", "CloudFormation parameters per template", len(t.Parameters), tq.TemplateParameters, "split the stack")
+		add(t, "", tp+".mappings", "CloudFormation mappings per template", len(t.Mappings), tq.TemplateMappings, "split the stack")
+		add(t, "", tp+".size", "CloudFormation template bytes", t.Bytes, tq.TemplateBytes, "split the stack")
+		for _, id := range t.IDs() {
+			r := t.Resources[id]
+			switch r.Type {
+			case "AWS::Lambda::Function":
+				vars, _ := cfnmodel.Dig(r.Properties, "Environment", "Variables").(map[string]any)
+				size := 0
+				for k, v := range vars {
+					size += len(k) + len(a.lowerBoundString(t, v))
+				}
+				add(t, id, "Function["+t.Stack+"/"+id+"].environment", "Lambda environment bytes", size, tq.LambdaEnvironmentBytes,
+					"Lambda refuses the function; keep data that grows (a roster) in a parameter, a table or an object read at start")
+			case "AWS::CloudWatch::Dashboard":
+				add(t, id, "Dashboard["+t.Stack+"/"+id+"].widgets", "CloudWatch widgets per dashboard", dashboardWidgets(a.lowerBoundString(t, r.Properties["DashboardBody"])), tq.DashboardWidgets,
+					"CloudWatch refuses the dashboard; show stores through search expressions, or split it into pages")
+			case "AWS::SSM::Parameter":
+				add(t, id, "Parameter["+t.Stack+"/"+id+"].value", "SSM parameter bytes", len(a.lowerBoundString(t, r.Properties["Value"])), tq.SSMParameterBytes,
+					"Systems Manager refuses the parameter; split it into pages")
+			}
+			if q, ok := iameval.Quotas[r.Type]; ok {
+				if size, stmts, ok := a.policySize(t, id, r); ok {
+					pp := "Policy[" + t.Stack + "/" + id + "].quota"
+					if q.Bytes > 0 {
+						add(t, id, pp, r.Type+" bytes", size, quota{q.Bytes, q.Source}, "")
+					}
+					if q.Statements > 0 {
+						add(t, id, pp, r.Type+" statements", len(stmts), quota{q.Statements, q.Source}, "")
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkServiceQuotas refuses every template, function, dashboard and
+// parameter of the app that CloudFormation or its service would refuse at
+// deploy for its size, counting each value only deploy knows at the least
+// it can be (lowerBound): a line is certain. (Resource policies:
+// checkPolicyQuotas.)
+func (a *assembly) checkServiceQuotas() Findings {
+	var out Findings
+	for _, u := range a.quotaUses() {
+		if u.Used <= u.Limit || strings.HasPrefix(u.Path, "Policy[") {
+			continue
+		}
+		out = append(out, Finding{Problem: timing.Problem{Path: u.Path, Type: timing.Invalid,
+			Detail: fmt.Sprintf("%s: %d, past the %d AWS accepts (%s): %s", u.Quota, u.Used, u.Limit, u.Source, u.what)},
+			Stack: u.t.Stack, Template: u.t.Path, LogicalID: u.ID})
+	}
+	return out
+}
+
+// lowerBoundString is v rendered at its lower bound, as a string.
+func (a *assembly) lowerBoundString(t *template, v any) string {
+	switch x := a.lowerBound(t, v).(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// dashboardWidgets counts a dashboard body's widgets: its "widgets" list
+// where the body parses (tokens rendered at their lower bound can break the
+// JSON), else each widget's "type" member.
+func dashboardWidgets(body string) int {
+	var doc struct {
+		Widgets []json.RawMessage `json:"widgets"`
+	}
+	if json.Unmarshal([]byte(body), &doc) == nil {
+		return len(doc.Widgets)
+	}
+	return strings.Count(body, `"type":"`)
 }

@@ -27,6 +27,11 @@ const TopicMetadataKey = "erasure:topic"
 // (ErasureChannel sets it).
 const RosterMetadataKey = "erasure:roster"
 
+// RosterAccountsMetadataKey marks the response queue with the roster's
+// accounts: the accounts whose handler path (contract.HandlerRolePath) the
+// channel's shared policies admit.
+const RosterAccountsMetadataKey = "erasure:rosterAccounts"
+
 // StoreSpec is one store's name and timing settings as deployed.
 type StoreSpec struct {
 	Name     string

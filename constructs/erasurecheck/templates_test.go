@@ -1,6 +1,7 @@
 package erasurecheck
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -547,5 +548,66 @@ func TestReadersAsTheQueuePolicyDrawsThem(t *testing.T) {
 		"a service":                          {with("          - { Effect: Allow, Principal: { Service: events.amazonaws.com }, Action: sqs:ReceiveMessage, Resource: \"*\" }\n"), ": BreaksErasure"},
 	} {
 		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, ".readers", c.want) })
+	}
+}
+
+// TestServiceQuotas: a function's environment past Lambda's 4 KB, counting
+// each role id deploy writes at its deployed 21 characters; a dashboard past
+// CloudWatch's 500 widgets; a template past CloudFormation's 500 resources
+// or 200 outputs; a parameter past SSM's 4 KB: each refused at synth, at
+// the quota and not one under it.
+func TestServiceQuotas(t *testing.T) {
+	body := cleanStore(t)
+	const vars = "          ERASURE_QUEUE_URL: !Ref Requests\n"
+	mustContain(t, body, vars)
+	roleIDs := func(n int) string { // "store=<role id>," n times, through Fn::Join
+		var b strings.Builder
+		b.WriteString("          ROSTER: !Join [\"\", [")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "\"s%04d=\", !GetAtt HandlerRole.RoleId, \",\", ", i)
+		}
+		b.WriteString("\"\"]]\n")
+		return strings.Replace(body, vars, vars+b.String(), 1)
+	}
+	// The clean store's 3 variables are 132 bytes at their lower bound (its
+	// own queue's URL counts as empty); ROSTER adds 6 + 28 n.
+	under, past := (4096-132-6)/28, (4096-132-6)/28+1
+	widgets := func(n int) string {
+		w := strings.TrimSuffix(strings.Repeat(`{"type":"text","width":6,"height":1,"properties":{"markdown":"x"}},`, n), ",")
+		return body + "  Dashboard:\n    Type: AWS::CloudWatch::Dashboard\n    Properties:\n      DashboardBody: '{\"widgets\":[" + w + "]}'\n"
+	}
+	resources := func(n int) string {
+		var b strings.Builder
+		b.WriteString(body)
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "  Topic%d:\n    Type: AWS::SNS::Topic\n    Properties: {}\n", i)
+		}
+		return b.String()
+	}
+	base := strings.Count(body[strings.Index(body, "\nResources:"):], "\n    Type: ") // the clean store's resources
+	outputs := func(n int) string {
+		var b strings.Builder
+		b.WriteString(body + "Outputs:\n")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "  Out%d:\n    Value: x\n", i)
+		}
+		return b.String()
+	}
+	parameter := func(n int) string {
+		return body + "  Page:\n    Type: AWS::SSM::Parameter\n    Properties:\n      Type: String\n      Value: !Join [\"\", [\"" + strings.Repeat("x", n-21) + "\", !GetAtt HandlerRole.RoleId]]\n"
+	}
+	for name, c := range map[string]struct{ body, about, want string }{
+		"environment at 4 KB":   {roleIDs(under), "].environment", ""},
+		"environment past 4 KB": {roleIDs(past), "].environment", ": Invalid"},
+		"500 widgets":           {widgets(500), "].widgets", ""},
+		"501 widgets":           {widgets(501), "].widgets", ": Invalid"},
+		"500 resources":         {resources(500 - base), "].resources", ""},
+		"501 resources":         {resources(501 - base), "].resources", ": Invalid"},
+		"200 outputs":           {outputs(200), "].outputs", ""},
+		"201 outputs":           {outputs(201), "].outputs", ": Invalid"},
+		"a parameter of 4,096":  {parameter(4096), "].value", ""},
+		"a parameter of 4,097":  {parameter(4097), "].value", ": Invalid"},
+	} {
+		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, c.about, c.want) })
 	}
 }

@@ -141,7 +141,11 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 		rkey = a.outsideKey("", rq.Account, rq.Region)
 	}
 	if v := a.decide(role, "sqs:SendMessage", rq); v.Decision == Denied && v.DeniedByResource && a.isChannelQueue(rq) {
-		f.add(fnID, s.Path+".roster", timing.Missing, "the role of function %s is not on the channel's roster: the response queue denies every answer it sends (%s); add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (contract.HandlerName)", fnID, v.Because)
+		f.add(fnID, s.Path+".roster", timing.Missing, "the role of function %s is not on the channel's roster: the response queue denies every answer it sends (%s); add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (contract.HandlerName, under the path contract.HandlerRolePath)", fnID, v.Because)
+	} else if named := strings.HasPrefix(s.Path, "ErasureSubscriber["); named && a.isChannelQueue(rq) && !slices.Contains(iameval.StringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]), s.Spec.Name) {
+		// The channel admits the handler path of its roster's accounts; the
+		// store's own name is what the ledger and the response reader judge.
+		f.add(fnID, s.Path+".roster", timing.Missing, "store %s is not on the channel's roster: the response reader refuses every answer it sends (%s) and no round waits for it; add the store to ErasureChannelProps.Stores", s.Spec.Name, contract.CodeSenderNotOnRoster)
 	} else if v.Decision == Denied {
 		f.add(fnID, s.Path+".responseQueue", timing.Missing, "the role of function %s may not sqs:SendMessage to the response queue (%s): every answer fails and the store's requests dead-letter; grant sqs:SendMessage on it", fnID, v.Because)
 	}

@@ -441,8 +441,17 @@ func conditionsHold(s Statement, ctx map[string][]string) match {
 			}
 			return noMatch
 		}
+		values := c.values
+		if c.variables {
+			var ok bool
+			if values, ok = substituteVariables(c.values, ctx); !ok {
+				// IAM: a variable it cannot resolve makes the statement
+				// invalid, so it applies to nothing.
+				return noMatch
+			}
+		}
 		matchesOne := func(h string) bool {
-			for _, w := range c.values {
+			for _, w := range values {
 				if eq(w, h) {
 					return true
 				}
@@ -468,4 +477,42 @@ func conditionsHold(s Statement, ctx map[string][]string) match {
 		return unknownMatch
 	}
 	return matches
+}
+
+// substituteVariables renders the policy variables of a condition's values
+// (IAM policy elements: variables) from the request context: ${key} is the
+// key's single value, and ${*}, ${?} and ${$} are the literal characters. ok
+// is false when a variable names a key the request does not carry, or one
+// with several values: IAM cannot resolve it.
+func substituteVariables(values []string, ctx map[string][]string) (out []string, ok bool) {
+	out = make([]string, 0, len(values))
+	for _, v := range values {
+		var b strings.Builder
+		for {
+			i := strings.Index(v, "${")
+			if i < 0 {
+				b.WriteString(v)
+				break
+			}
+			j := strings.IndexByte(v[i:], '}')
+			if j < 0 {
+				b.WriteString(v)
+				break
+			}
+			b.WriteString(v[:i])
+			switch name := v[i+2 : i+j]; name {
+			case "*", "?", "$":
+				b.WriteString(name)
+			default:
+				have := ctx[strings.ToLower(name)]
+				if len(have) != 1 {
+					return nil, false
+				}
+				b.WriteString(have[0])
+			}
+			v = v[i+j+1:]
+		}
+		out = append(out, b.String())
+	}
+	return out, true
 }

@@ -17,15 +17,17 @@ func docStatements(t *testing.T, doc string) []Statement {
 // TestEvaluate: IAM's decision logic, one rule per row, on literal policies.
 func TestEvaluate(t *testing.T) {
 	const (
-		queue     = "arn:aws:sqs:eu-west-1:111111111111:q"
-		key       = "arn:aws:kms:eu-west-1:111111111111:key/k"
-		role111   = "arn:aws:iam::111111111111:role/handler"
-		role222   = "arn:aws:iam::222222222222:role/handler"
-		topic     = "arn:aws:sns:eu-west-1:111111111111:erasure-topic"
-		sendAll   = `{"Statement":[{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"*"}]}`
-		everyKMS  = `{"Statement":[{"Effect":"Allow","Action":"kms:*","Resource":"*"}]}`
-		noPolicy  = `{"Statement":[]}`
-		rootOf111 = `{"Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111111111111:root"},"Action":"kms:*","Resource":"*"}]}`
+		queue        = "arn:aws:sqs:eu-west-1:111111111111:q"
+		key          = "arn:aws:kms:eu-west-1:111111111111:key/k"
+		role111      = "arn:aws:iam::111111111111:role/handler"
+		role222      = "arn:aws:iam::222222222222:role/handler"
+		topic        = "arn:aws:sns:eu-west-1:111111111111:erasure-topic"
+		sendAll      = `{"Statement":[{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"*"}]}`
+		everyKMS     = `{"Statement":[{"Effect":"Allow","Action":"kms:*","Resource":"*"}]}`
+		noPolicy     = `{"Statement":[]}`
+		subscribeAll = `{"Statement":[{"Effect":"Allow","Action":"sns:Subscribe","Resource":"*"}]}`
+		ownQueueOnly = `{"Statement":[{"Effect":"Allow","Principal":"*","Action":"sns:Subscribe","Resource":"*"},{"Effect":"Deny","Principal":"*","Action":"sns:Subscribe","Resource":"*","Condition":{"StringNotLike":{"sns:Endpoint":"arn:aws:sqs:*:${aws:PrincipalAccount}:erasure-requests-*"}}}]}`
+		rootOf111    = `{"Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111111111111:root"},"Action":"kms:*","Resource":"*"}]}`
 	)
 	cases := []struct {
 		name      string
@@ -161,6 +163,25 @@ func TestEvaluate(t *testing.T) {
 			`{"Statement":[{"Effect":"Deny","Principal":"*","Action":"sqs:TagQueue","NotAction":"sqs:SendMessage","Resource":"*"}]}`, nil, Undecided},
 		{"two resource policies on one queue cannot be judged", Principal{Account: "111111111111", Aliases: []string{role111}}, sendAll,
 			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111", Conflict: "two queue policies"}, noPolicy, nil, Undecided},
+		// Policy variables in a condition's value (IAM policy elements: variables and tags): rendered from
+		// the request; one the request cannot resolve makes the statement apply to nothing.
+		{"a policy variable: a store queue of the subscriber's own account", Principal{Account: "222222222222", Aliases: []string{role222}}, subscribeAll,
+			"sns:Subscribe", Resource{Aliases: []string{topic}, Account: "111111111111"}, ownQueueOnly,
+			map[string][]string{"aws:principalaccount": {"222222222222"}, "sns:endpoint": {"arn:aws:sqs:eu-west-1:222222222222:erasure-requests-a"}}, Allowed},
+		{"a policy variable: a store queue of another account", Principal{Account: "222222222222", Aliases: []string{role222}}, subscribeAll,
+			"sns:Subscribe", Resource{Aliases: []string{topic}, Account: "111111111111"}, ownQueueOnly,
+			map[string][]string{"aws:principalaccount": {"222222222222"}, "sns:endpoint": {"arn:aws:sqs:eu-west-1:333333333333:erasure-requests-a"}}, Denied},
+		{"a policy variable: another queue of the subscriber's own account", Principal{Account: "222222222222", Aliases: []string{role222}}, subscribeAll,
+			"sns:Subscribe", Resource{Aliases: []string{topic}, Account: "111111111111"}, ownQueueOnly,
+			map[string][]string{"aws:principalaccount": {"222222222222"}, "sns:endpoint": {"arn:aws:sqs:eu-west-1:222222222222:mine"}}, Denied},
+		{"a policy variable the request cannot resolve: the Deny applies to nothing", Principal{Account: "222222222222", Aliases: []string{role222}}, subscribeAll,
+			"sns:Subscribe", Resource{Aliases: []string{topic}, Account: "111111111111"},
+			`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"sns:Subscribe","Resource":"*"},{"Effect":"Deny","Principal":"*","Action":"sns:Subscribe","Resource":"*","Condition":{"StringNotLike":{"sns:Endpoint":"arn:aws:sqs:*:${aws:username}:*"}}}]}`,
+			map[string][]string{"sns:endpoint": {"arn:aws:sqs:eu-west-1:333333333333:x"}}, Allowed},
+		{"a policy variable's literal escapes", Principal{Account: "222222222222", Aliases: []string{role222}}, subscribeAll,
+			"sns:Subscribe", Resource{Aliases: []string{topic}, Account: "111111111111"},
+			`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"sns:Subscribe","Resource":"*","Condition":{"StringEquals":{"sns:Endpoint":"a${*}b${$}"}}}]}`,
+			map[string][]string{"sns:endpoint": {"a*b$"}}, Allowed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,6 +60,9 @@ type condition struct {
 	key      string // lower case
 	values   []string
 	unknown  bool // a value the scope cannot render
+	// variables: a value holds a policy variable (${aws:PrincipalAccount}),
+	// rendered from each request (String and Arn operators).
+	variables bool
 }
 
 // Parse reads a policy document's statements (a list, or one statement
@@ -134,6 +137,9 @@ func (s Statement) values() *rendered {
 				w := s.Render(v)
 				if w == "" {
 					ck.unknown = true
+				}
+				if strings.Contains(w, "${") && (strings.Contains(ck.op, "string") || strings.Contains(ck.op, "arn")) {
+					ck.variables = true
 				}
 				ck.values = append(ck.values, w)
 			}
