@@ -202,5 +202,5 @@ const (
 	// pages (LedgerRosterPage): the roster lives in parameters, never in the
 	// environment, whose 4 KB it would outgrow.
 	EnvLedgerRosterPath = "ERASURE_LEDGER_ROSTER_PATH"
-	EnvLedgerTopicArn  = "ERASURE_TOPIC_ARN"
+	EnvLedgerTopicArn   = "ERASURE_TOPIC_ARN"
 )
