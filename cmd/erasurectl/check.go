@@ -23,6 +23,8 @@ type checkCmd struct {
 	Access bool `name:"access" help:"Also refuse every access-matrix cell that is not what the channel needs (the plugin's Config.Access; erasurectl access prints every cell)."`
 	// Parameter gives template parameters the values a deploy would pass.
 	Parameter map[string]string `name:"parameter" help:"K=V: judge with template parameter K set to V, as a deploy passes it (repeatable); a parameter without one takes its Default."`
+	// Quotas prints the largest use of every quota the check models.
+	Quotas bool `name:"quotas" help:"Print, for every AWS quota the check models, the resource that uses the most of it, against the quota (values only deploy knows at their least)."`
 }
 
 // findingOut is one finding as the json format prints it.
@@ -37,6 +39,9 @@ type findingOut struct {
 }
 
 func (c *checkCmd) Run(g *globals) error {
+	if c.Quotas {
+		return c.printQuotas(g)
+	}
 	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, Access: c.Access, Parameters: c.Parameter})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -141,4 +146,28 @@ func sarifLog(findings erasurecheck.Findings, lineOf func(erasurecheck.Finding) 
 			"results": results,
 		}},
 	}
+}
+
+// printQuotas prints the largest use of each quota over the paths, one line each.
+func (c *checkCmd) printQuotas(g *globals) error {
+	uses, err := erasurecheck.QuotaUsage(c.Paths)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	top := map[string]erasurecheck.QuotaUse{}
+	var names []string
+	for _, u := range uses {
+		if t, ok := top[u.Quota]; !ok || u.Used > t.Used {
+			if !ok {
+				names = append(names, u.Quota)
+			}
+			top[u.Quota] = u
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		u := top[n]
+		fmt.Fprintf(g.Stdout, "%-50s %9d of %9d (%5.1f%%)  %s\n", n, u.Used, u.Limit, 100*float64(u.Used)/float64(u.Limit), u.Path)
+	}
+	return nil
 }
