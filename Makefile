@@ -107,8 +107,8 @@ bench-check-go: tools
 ## bench-ledger: the ledger on the DynamoDB emulator: answers recorded per second at 1, 8 and 32 concurrent
 ## readers, and the sweeper over 10,000 open requests (none due; all expired and re-broadcast).
 bench-ledger: tools
-	go test -run '^$$' -bench 'RecordAnswer' -benchtime 3000x ./ledger
-	go test -run '^$$' -bench 'Sweep10k' -benchtime 1x -timeout 30m ./ledger
+	go test -run '^$$' -bench 'RecordAnswer' -benchtime 3000x ./contract/ledger
+	go test -run '^$$' -bench 'Sweep10k' -benchtime 1x -timeout 30m ./contract/ledger
 
 ## bench-parse: Go ParseRequest against ajv on the same corpus, as a ratio.
 bench-parse: tools

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/linn-cloud/erasure-channel/ledger"
+	"github.com/linn-cloud/erasure-channel/contract/ledger"
 )
 
 // ledgerFlags name the ledger's table and how to reach it. Reading needs no

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/ledger"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/internal/local"
-	"github.com/linn-cloud/erasure-channel/ledger"
 	"github.com/linn-cloud/erasure-channel/stacks/examplestore"
 )
 

@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/ledger"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/internal/deployed"
-	"github.com/linn-cloud/erasure-channel/ledger"
 )
 
 // smokeAnswer is one store's answer to a smoke round.

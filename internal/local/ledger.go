@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/ledger"
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
-	"github.com/linn-cloud/erasure-channel/ledger"
 )
 
 // LedgerTable is the local channel's ledger table.

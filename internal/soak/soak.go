@@ -26,13 +26,13 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/ledger"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/sender"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
 	"github.com/linn-cloud/erasure-channel/internal/local"
-	"github.com/linn-cloud/erasure-channel/ledger"
 )
 
 // Config is one soak run.

@@ -17,8 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/ledger"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
-	"github.com/linn-cloud/erasure-channel/ledger"
 )
 
 var (

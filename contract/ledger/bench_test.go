@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/ledger"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
-	"github.com/linn-cloud/erasure-channel/ledger"
 )
 
 // BenchmarkRecordAnswer records b.N distinct answers on the DynamoDB emulator

@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/ledger"
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
-	"github.com/linn-cloud/erasure-channel/ledger"
 )
 
 var (

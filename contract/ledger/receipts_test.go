@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/ledger"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
-	"github.com/linn-cloud/erasure-channel/ledger"
 )
 
 // completeSome records, answers and sweeps n ERASE requests to completion.
