@@ -13,12 +13,13 @@ type accessCmd struct {
 	TopicArn []string `name:"topic-arn" help:"The erasure topic's ARN, for a channel deployed by another app (repeatable)."`
 	Format   string   `enum:"text,json" default:"text" help:"Output: text (a table) or json."`
 	Failing  bool     `name:"failing" help:"Print only the cells that do not hold."`
+	Every    bool     `name:"every-account" help:"Ask every account's principals of every resource, not one account of each class its policy draws (the same decisions; slow with many accounts)."`
 }
 
 // Run evaluates the channel's data path over the synthesized policies and
 // exits 1 when a cell is not what the channel needs.
 func (c *accessCmd) Run(g *globals) error {
-	m, err := erasurecheck.Access(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn})
+	m, err := erasurecheck.Access(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, EveryAccount: c.Every})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}

@@ -43,7 +43,10 @@ type AccessMatrix struct {
 	topicIdents    []string
 	storeNames     []string
 	endpointOf     map[int]*endpoint // cell index -> its sns:Subscribe endpoint
-	only           func(channelpolicy.Kind, string) bool
+	// witnessAccounts are the accounts with witnesses, the unnamed one first.
+	witnessAccounts []string
+	everyAccount    bool // Config.EveryAccount
+	only            func(channelpolicy.Kind, string) bool
 }
 
 // Failing returns the cells whose decision is not what the channel needs.

@@ -115,6 +115,7 @@ func (a *assembly) matrixOf(stores []Store, cfg Config, only func(channelpolicy.
 	m.findTargets(stores, cfg)
 	m.findPrincipals(stores)
 	m.only = only
+	m.everyAccount = cfg.EveryAccount
 	m.evaluateAll()
 	return m
 }
@@ -318,6 +319,9 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 		accountList = append([]string{""}, accountList...)
 	}
 	fresh := freshAccount(accounts)
+	// The unnamed account first: it stands for every account a resource's
+	// policy does not tell from it (accountClasses).
+	m.witnessAccounts = append([]string{fresh}, accountList...)
 	known := m.knownARNs()
 	// Any other principal of each account, and of an account nobody names.
 	for _, acct := range append(append([]string{}, accountList...), fresh) {
@@ -646,10 +650,12 @@ func dataActions(k channelpolicy.Kind) []string {
 }
 
 // endpoints are the classes of sns:Subscribe request: every protocol with
-// every class of endpoint (each roster queue, a queue of every account, an
+// every class of endpoint (each roster queue, a queue of each account, an
 // endpoint that is no queue), so that protocol and endpoint are each judged
-// on their own.
-func (m *AccessMatrix) endpoints() []*endpoint {
+// on their own. The queues of an account are asked for the accounts that
+// stand for their class (standsFor), and for the accounts of the principals
+// asked: the topic's policy ties an endpoint to its subscriber's account.
+func (m *AccessMatrix) endpoints(standsFor func(string) string, askers []*principal) []*endpoint {
 	type ep struct {
 		label   string
 		values  []string
@@ -668,6 +674,27 @@ func (m *AccessMatrix) endpoints() []*endpoint {
 	for acct := range m.decl.rosterAccounts {
 		accounts[acct] = true
 	}
+	// Of each class, the account that stands for it and one more: a
+	// subscriber's queue of another account of its own class.
+	asked := map[string]bool{}
+	second := map[string]bool{}
+	for _, acct := range cfnmodel.SortedKeys(accounts) {
+		switch r := standsFor(acct); {
+		case r == acct:
+			asked[acct] = true
+		case !second[r]:
+			second[r], asked[acct] = true, true
+		}
+	}
+	// And a queue of each subscriber's own account. Not in an
+	// environment-agnostic app: its stacks' one account is unknown at synth,
+	// and may be any account the policies name.
+	if !m.agnostic() {
+		for _, p := range askers {
+			asked[p.Account] = true
+		}
+	}
+	accounts = asked
 	region := m.a.Region()
 	for _, acct := range cfnmodel.SortedKeys(accounts) {
 		eps = append(eps, ep{"a-queue-of/" + orLabel(acct), []string{fmt.Sprintf("arn:aws:sqs:%s:%s:erasure-witness-queue", region, iameval.OrStar(acct))}, nil, acct})
@@ -689,7 +716,6 @@ func (m *AccessMatrix) endpoints() []*endpoint {
 // evaluateAll decides every class against every action of every resource.
 func (m *AccessMatrix) evaluateAll() {
 	cover := m.identityIndex()
-	endpoints := m.endpoints()
 	var witnesses []*principal
 	var roles []*principal
 	for _, name := range m.principalOrder {
@@ -706,6 +732,8 @@ func (m *AccessMatrix) evaluateAll() {
 	}
 	// Every target's candidates first, so that the cells are allocated once.
 	candidatesOf := make([][]*principal, len(m.order))
+	endpointsOf := make([][]*endpoint, len(m.order))
+	asksOf := make([]func(*principal, *endpoint) bool, len(m.order))
 	cells := 0
 	for ti, tname := range m.order {
 		t := m.targets[tname]
@@ -724,12 +752,33 @@ func (m *AccessMatrix) evaluateAll() {
 			}
 			return b.String()
 		}
+		// The witnesses of one account of each class towards t.
+		rep := map[string]string{}
+		if !m.everyAccount {
+			rep = m.accountClasses(t, m.witnessAccounts)
+		}
+		standsFor := func(acct string) string {
+			if r, ok := rep[acct]; ok {
+				return r
+			}
+			return acct
+		}
+		// Of each kind of witness, the first of each class's accounts.
+		groups := map[string][]*principal{}
+		var candidates []*principal
 		for _, w := range witnesses {
+			if accountWitness[w.class] {
+				g := standsFor(w.Account) + "\x00" + witnessKind(w)
+				groups[g] = append(groups[g], w)
+				if len(groups[g]) > 1 {
+					continue
+				}
+			}
+			candidates = append(candidates, w)
 			if w.Service == "" && w.class != classDeclared {
-				represented[standing{w.Account, signature(w)}] = true
+				represented[standing{standsFor(w.Account), signature(w)}] = true
 			}
 		}
-		candidates := append([]*principal{}, witnesses...)
 		for _, r := range roles {
 			named := false
 			for _, al := range r.Aliases {
@@ -738,7 +787,7 @@ func (m *AccessMatrix) evaluateAll() {
 			// A handler the path needs here is always asked itself: a grant
 			// it lost must fail its own cell, not pass as its witness's.
 			needed := r.class == classHandler && (storeOf[r] == t.store && t.store != "" || t.kind == channelpolicy.ResponseQueue || t.kind == channelpolicy.ResponseKey)
-			if named || needed || cover.reaches(r, t) || !represented[standing{r.Account, signature(r)}] {
+			if named || needed || cover.reaches(r, t) || !represented[standing{standsFor(r.Account), signature(r)}] {
 				candidates = append(candidates, r)
 			}
 		}
@@ -747,7 +796,27 @@ func (m *AccessMatrix) evaluateAll() {
 			switch {
 			case m.only != nil && !m.only(t.kind, action):
 			case action == "sns:Subscribe":
-				cells += len(candidates) * len(endpoints)
+				endpointsOf[ti] = m.endpoints(standsFor, candidates)
+				// A subscription names a second resource, its endpoint, of
+				// one account: of each kind of witness, one of the endpoint's
+				// own account and one of another account of its class.
+				subscribers := newSubscriberClasses(groups, standsFor)
+				asked := map[*principal]bool{}
+				for _, p := range candidates {
+					asked[p] = true
+				}
+				for _, e := range endpointsOf[ti] {
+					for _, p := range subscribers.extra(e) {
+						if !asked[p] {
+							asked[p] = true
+							candidates = append(candidates, p)
+						}
+					}
+				}
+				// Each endpoint asks every role and witness of no account,
+				// and at most two witnesses of each group.
+				cells += (len(candidatesOf[ti]) + len(groups)) * len(endpointsOf[ti])
+				candidatesOf[ti], asksOf[ti] = candidates, subscribers.asks
 			default:
 				cells += len(candidates)
 			}
@@ -758,8 +827,9 @@ func (m *AccessMatrix) evaluateAll() {
 		t := m.targets[tname]
 		for _, p := range candidatesOf[ti] {
 			base := m.a.request(p, "", t)
+			onlySubscribes := asksOf[ti] != nil && !asksOf[ti](p, nil)
 			for _, action := range channelpolicy.Catalogue[t.kind] {
-				if m.only != nil && !m.only(t.kind, action) {
+				if m.only != nil && !m.only(t.kind, action) || onlySubscribes && action != "sns:Subscribe" {
 					continue
 				}
 				q := base
@@ -772,7 +842,10 @@ func (m *AccessMatrix) evaluateAll() {
 						ctx[k] = v
 					}
 					q.Ctx = ctx
-					for _, e := range endpoints {
+					for _, e := range endpointsOf[ti] {
+						if !asksOf[ti](p, e) {
+							continue
+						}
 						ctx["sns:protocol"], ctx["sns:endpoint"] = []string{e.protocol}, e.values
 						m.cell(p, q, t, e)
 					}
@@ -783,6 +856,86 @@ func (m *AccessMatrix) evaluateAll() {
 		}
 	}
 }
+
+// subscriberClasses chooses the witnesses a subscription to one endpoint
+// asks: of each kind and class of account, the first; of the endpoint's own
+// class, one of the endpoint's account and one of another.
+type subscriberClasses struct {
+	groups    map[string][]*principal // class and kind -> its witnesses in order
+	standsFor func(string) string
+	group     map[*principal][]*principal          // each witness's group
+	byAccount map[*principal]map[string]*principal // a group's first -> its first witness of each account
+}
+
+func newSubscriberClasses(groups map[string][]*principal, standsFor func(string) string) *subscriberClasses {
+	s := &subscriberClasses{groups: groups, standsFor: standsFor, group: map[*principal][]*principal{}, byAccount: map[*principal]map[string]*principal{}}
+	for _, g := range groups {
+		first := map[string]*principal{}
+		for _, w := range g {
+			s.group[w] = g
+			if first[w.Account] == nil {
+				first[w.Account] = w
+			}
+		}
+		s.byAccount[g[0]] = first
+	}
+	return s
+}
+
+// pick is the witnesses of group g that a subscription to e asks.
+func (s *subscriberClasses) pick(g []*principal, e *endpoint) (own, other *principal) {
+	if e == nil || e.account == "" || s.standsFor(e.account) != s.standsFor(g[0].Account) {
+		return nil, g[0]
+	}
+	own = s.byAccount[g[0]][e.account]
+	for _, w := range g {
+		if w.Account != e.account {
+			return own, w
+		}
+	}
+	return own, nil
+}
+
+// extra are the witnesses a subscription to e asks besides each group's first.
+func (s *subscriberClasses) extra(e *endpoint) []*principal {
+	var out []*principal
+	for _, k := range cfnmodel.SortedKeys(s.groups) {
+		own, other := s.pick(s.groups[k], e)
+		for _, w := range []*principal{own, other} {
+			if w != nil && w != s.groups[k][0] {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// asks says whether p is asked of e (of every request but a subscription,
+// when e is nil). Roles and witnesses of no account are asked of all.
+func (s *subscriberClasses) asks(p *principal, e *endpoint) bool {
+	g, ok := s.group[p]
+	if !ok {
+		return true
+	}
+	own, other := s.pick(g, e)
+	return p == own || p == other
+}
+
+// witnessKind is w's name with its account taken out: other/#,
+// admin/#, pattern/#/erasure-handler-w, service/events.amazonaws.com/#.
+func witnessKind(w *principal) string {
+	parts := strings.Split(w.name, "/")
+	for i, p := range parts {
+		if p == anyAccountLabel || p == orLabel("") || len(p) == 12 && isDigits(p) {
+			parts[i] = "#"
+		}
+	}
+	return w.class + ":" + strings.Join(parts, "/")
+}
+
+// accountWitness are the classes of witness that stand for an account:
+// a resource asks those of one account of each class (accountClasses).
+var accountWitness = map[string]bool{classOther: true, classOtherSNS: true, classService: true, classAdmin: true, classPattern: true}
 
 // lowerActions are the catalogue's actions in lower case, once.
 var lowerActions = func() map[string]string {

@@ -34,6 +34,12 @@ type Config struct {
 	// topic and the store's handler, and a topic that lets anyone but the
 	// declared publishers publish (or declares none).
 	Access bool
+	// EveryAccount asks every account's witnesses of every resource, instead
+	// of one account of each class the resource's policy draws
+	// (accountClasses). It decides the same cells and is far slower with many
+	// accounts: the reference the classes are tested against, and an audit's
+	// second opinion (erasurectl access --every-account).
+	EveryAccount bool
 	// Constants overrides the embedded channel constants (tests only).
 	Constants *contract.Constants
 }
