@@ -28,29 +28,32 @@ var (
 // organisation in which accounts share a class towards a policy.
 func orgApp(t *testing.T) string {
 	t.Helper()
-	orgOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "erasure-org-app")
-		if err != nil {
-			orgErr = err
-			return
-		}
-		props, err := stacks.LocalAppProps("../cdk.json", dir)
-		if err != nil {
-			orgErr = err
-			return
-		}
-		ctx := *props.Context
-		ctx["erasure:extraStores"], ctx["erasure:extraAccounts"], ctx["erasure:realisticNames"] = 6, 4, true
-		ctx["erasure:nag"], ctx["erasure:check"] = false, false
-		props.Context = &ctx
-		props.Outdir = jsii.String(dir)
-		_, orgErr = stacks.Synthesize(props)
-		orgDir = dir
-	})
+	orgOnce.Do(func() { orgDir, orgErr = synthOrganisation(6, 4) })
 	if orgErr != nil {
 		t.Fatal(orgErr)
 	}
 	return orgDir
+}
+
+// synthOrganisation synthesizes the example app with stores more stores
+// spread over accounts store accounts (erasure:extraStores,
+// erasure:extraAccounts), nag and the check off, into a new directory.
+func synthOrganisation(stores, accounts int) (string, error) {
+	dir, err := os.MkdirTemp("", "erasure-org-app")
+	if err != nil {
+		return "", err
+	}
+	props, err := stacks.LocalAppProps("../cdk.json", dir)
+	if err != nil {
+		return "", err
+	}
+	ctx := *props.Context
+	ctx["erasure:extraStores"], ctx["erasure:extraAccounts"], ctx["erasure:realisticNames"] = stores, accounts, true
+	ctx["erasure:nag"], ctx["erasure:check"] = false, false
+	props.Context = &ctx
+	props.Outdir = jsii.String(dir)
+	_, err = stacks.Synthesize(props)
+	return dir, err
 }
 
 var accountID = regexp.MustCompile(`\b\d{12}\b`)

@@ -221,6 +221,9 @@ func (a *assembly) quotaUses() []QuotaUse {
 					if q.Statements > 0 {
 						add(t, id, pp, r.Type+" statements", len(stmts), quota{q.Statements, q.Source}, "")
 					}
+					if q.Conditions > 0 {
+						add(t, id, pp, r.Type+" conditions", iameval.ConditionCount(stmts), quota{q.Conditions, q.Source}, "")
+					}
 				}
 			}
 		}

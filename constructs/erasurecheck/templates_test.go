@@ -596,17 +596,28 @@ func TestServiceQuotas(t *testing.T) {
 	parameter := func(n int) string {
 		return body + "  Page:\n    Type: AWS::SSM::Parameter\n    Properties:\n      Type: String\n      Value: !Join [\"\", [\"" + strings.Repeat("x", n-21) + "\", !GetAtt HandlerRole.RoleId]]\n"
 	}
+	// The clean store's queue policy has 3 conditions; each statement added
+	// here one more.
+	conditions := func(n int) string {
+		const anchor = "  Subscription:\n"
+		mustContain(t, body, anchor)
+		deny := "          - Effect: Deny\n            Principal: { AWS: \"*\" }\n            Action: sqs:TagQueue\n            Resource: !GetAtt Requests.Arn\n" +
+			"            Condition: { StringNotEquals: { aws:PrincipalAccount: \"111111111111\" } }\n"
+		return strings.Replace(body, anchor, strings.Repeat(deny, n-3)+anchor, 1)
+	}
 	for name, c := range map[string]struct{ body, about, want string }{
-		"environment at 4 KB":   {roleIDs(under), "].environment", ""},
-		"environment past 4 KB": {roleIDs(past), "].environment", ": Invalid"},
-		"500 widgets":           {widgets(500), "].widgets", ""},
-		"501 widgets":           {widgets(501), "].widgets", ": Invalid"},
-		"500 resources":         {resources(500 - base), "].resources", ""},
-		"501 resources":         {resources(501 - base), "].resources", ": Invalid"},
-		"200 outputs":           {outputs(200), "].outputs", ""},
-		"201 outputs":           {outputs(201), "].outputs", ": Invalid"},
-		"a parameter of 4,096":  {parameter(4096), "].value", ""},
-		"a parameter of 4,097":  {parameter(4097), "].value", ": Invalid"},
+		"a queue policy of 10 conditions": {conditions(10), "].quota", ""},
+		"a queue policy of 11 conditions": {conditions(11), "].quota", ": Invalid"},
+		"environment at 4 KB":             {roleIDs(under), "].environment", ""},
+		"environment past 4 KB":           {roleIDs(past), "].environment", ": Invalid"},
+		"500 widgets":                     {widgets(500), "].widgets", ""},
+		"501 widgets":                     {widgets(501), "].widgets", ": Invalid"},
+		"500 resources":                   {resources(500 - base), "].resources", ""},
+		"501 resources":                   {resources(501 - base), "].resources", ": Invalid"},
+		"200 outputs":                     {outputs(200), "].outputs", ""},
+		"201 outputs":                     {outputs(201), "].outputs", ": Invalid"},
+		"a parameter of 4,096":            {parameter(4096), "].value", ""},
+		"a parameter of 4,097":            {parameter(4097), "].value", ": Invalid"},
 	} {
 		t.Run(name, func(t *testing.T) { assertFindings(t, c.body, c.about, c.want) })
 	}
