@@ -50,6 +50,12 @@ const (
 	MetricRebroadcasts = "ErasureRebroadcasts"
 	CodeRebroadcast    = "REBROADCAST"
 
+	// MetricReceiptLogRefused counts the ledger's refusals to sign a record of
+	// its receipt log that it did not write (Code LOG_FORGED): someone who can
+	// write the table put a record at the log's next index.
+	MetricReceiptLogRefused = "ErasureReceiptLogRefused"
+	CodeLogForged           = "LOG_FORGED"
+
 	CodeUnknownRequest = "UNKNOWN_REQUEST" // no request with this requestId was recorded
 	CodeUnknownRound   = "UNKNOWN_ROUND"   // the request has no such broadcast (sendNo)
 	CodeWrongType      = "WRONG_TYPE"      // the answer's type does not answer the request's

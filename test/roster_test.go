@@ -161,6 +161,20 @@ func TestRefusedAnswersAlarmAndRosterMetadata(t *testing.T) {
 	if !conflicts {
 		t.Error("no alarm on ErasureAnswersConflicting (Code CONFLICTING_ANSWER, >= 1)")
 	}
+	// One sweeper at a time on AWS.
+	sweepers := 0
+	for _, f := range app["ErasureLedger"].resources("AWS::Lambda::Function") {
+		p := f["Properties"].(map[string]interface{})
+		if env, _ := json.Marshal(p["Environment"]); strings.Contains(string(env), `"sweeper"`) {
+			sweepers++
+			if p["ReservedConcurrentExecutions"] != 1.0 {
+				t.Errorf("the sweeper's reserved concurrency is %v, want 1", p["ReservedConcurrentExecutions"])
+			}
+		}
+	}
+	if sweepers != 1 {
+		t.Errorf("%d sweeper functions, want 1", sweepers)
+	}
 	_, dash := app["ErasureOperations"].one(t, "AWS::CloudWatch::Dashboard")
 	body, _ := json.Marshal(dash["DashboardBody"])
 	if !strings.Contains(string(body), "Answers refused") || !strings.Contains(string(body), "RefusedAnswersAlarm") || !strings.Contains(string(body), "ConflictingAnswersAlarm") {
@@ -195,7 +209,8 @@ func TestLedgerAlarms(t *testing.T) {
 			}
 		}
 	}
-	for metric, code := range map[string]string{contract.MetricRebroadcastsExhausted: contract.CodeExhausted, contract.MetricRequestsOverdue: contract.CodeOverdue} {
+	for metric, code := range map[string]string{contract.MetricRebroadcastsExhausted: contract.CodeExhausted, contract.MetricRequestsOverdue: contract.CodeOverdue,
+		contract.MetricReceiptLogRefused: contract.CodeLogForged} {
 		p := byMetric[metric]
 		dims, _ := json.Marshal(p["Dimensions"])
 		if p == nil || p["Threshold"] != 1.0 || string(dims) != `[{"Name":"Code","Value":"`+code+`"}]` {
@@ -210,6 +225,20 @@ func TestLedgerAlarms(t *testing.T) {
 		if !strings.Contains(string(b), `"Value":"`+code+`"`) {
 			t.Errorf("the ledger-refusal alarm does not sum code %s", code)
 		}
+	}
+	// One sweeper at a time on AWS.
+	sweepers := 0
+	for _, f := range app["ErasureLedger"].resources("AWS::Lambda::Function") {
+		p := f["Properties"].(map[string]interface{})
+		if env, _ := json.Marshal(p["Environment"]); strings.Contains(string(env), `"sweeper"`) {
+			sweepers++
+			if p["ReservedConcurrentExecutions"] != 1.0 {
+				t.Errorf("the sweeper's reserved concurrency is %v, want 1", p["ReservedConcurrentExecutions"])
+			}
+		}
+	}
+	if sweepers != 1 {
+		t.Errorf("%d sweeper functions, want 1", sweepers)
 	}
 	_, dash := app["ErasureOperations"].one(t, "AWS::CloudWatch::Dashboard")
 	body, _ := json.Marshal(dash["DashboardBody"])

@@ -112,6 +112,8 @@ type evidenceCmd struct {
 type evidenceVerifyCmd struct {
 	ledgerFlags
 	VerifierKey string `name:"verifier-key" required:"" env:"ERASURE_LEDGER_VERIFIER_KEY" help:"The receipt log's note verifier key."`
+	TrustedHead string `name:"trusted-head" type:"existingfile" help:"A signed tree head kept from an earlier verification (--save-head): the log must extend it (a tlog consistency proof), or it was rolled back."`
+	SaveHead    string `name:"save-head" help:"Write the verified signed tree head here, to pass as --trusted-head next time."`
 }
 
 func (c *evidenceVerifyCmd) Run(g *globals) error {
@@ -120,14 +122,31 @@ func (c *evidenceVerifyCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	rep, err := l.Verify(ctx, c.VerifierKey)
+	var opts ledger.VerifyOptions
+	if c.TrustedHead != "" {
+		b, err := os.ReadFile(c.TrustedHead)
+		if err != nil {
+			return fail(exitUsage, "--trusted-head: %v", err)
+		}
+		opts.TrustedHead = string(b)
+	}
+	rep, err := l.VerifyWith(ctx, c.VerifierKey, opts)
 	if err != nil {
 		return fail(exitCheckFailed, "%v", err)
 	}
-	if g.JSON {
-		return json.NewEncoder(g.Stdout).Encode(map[string]any{"verified": true, "treeSize": rep.Size, "receipts": rep.Receipts})
+	if c.SaveHead != "" {
+		if err := os.WriteFile(c.SaveHead, []byte(rep.Head), 0o600); err != nil {
+			return fail(exitUsage, "--save-head: %v", err)
+		}
 	}
-	fmt.Fprintf(g.Stdout, "the receipt log verifies: %d receipts, every one hashing into the tree head signed by the verifier key\n", rep.Receipts)
+	if g.JSON {
+		return json.NewEncoder(g.Stdout).Encode(map[string]any{"verified": true, "treeSize": rep.Size, "receipts": rep.Receipts,
+			"completedInside": rep.Completed, "extendsTrustedHead": opts.TrustedHead != ""})
+	}
+	fmt.Fprintf(g.Stdout, "the receipt log verifies: %d receipts, every one the ledger's and hashing into the tree head signed by the verifier key; %d completed requests, each receipt inside it\n", rep.Receipts, rep.Completed)
+	if opts.TrustedHead != "" {
+		fmt.Fprintln(g.Stdout, "it extends the trusted head (consistency proof checked)")
+	}
 	return nil
 }
 

@@ -94,6 +94,10 @@ type ErasureChannel struct {
 	// OverdueRequestsAlarm fires while an erasure is incomplete within
 	// erasureDeadlineWarningSeconds of its one-month deadline.
 	OverdueRequestsAlarm awscloudwatch.Alarm
+	// ReceiptLogRefusedAlarm fires when the ledger refuses to sign a record
+	// of its receipt log that it did not write (LOG_FORGED): the log grows no
+	// more until an operator removes the record.
+	ReceiptLogRefusedAlarm awscloudwatch.Alarm
 
 	roster                      []RosterStore
 	publishers, responseReaders []string
@@ -181,8 +185,11 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	ch.OverdueRequestsAlarm = alarm(this, "OverdueRequestsAlarm",
 		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
 		readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	ch.ReceiptLogRefusedAlarm = alarm(this, "ReceiptLogRefusedAlarm",
+		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
+		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	suppressAlarmActions(ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm,
-		ch.LedgerRefusedAnswersAlarm, ch.ExhaustedRebroadcastsAlarm, ch.OverdueRequestsAlarm)
+		ch.LedgerRefusedAnswersAlarm, ch.ExhaustedRebroadcastsAlarm, ch.OverdueRequestsAlarm, ch.ReceiptLogRefusedAlarm)
 	suppress(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, ch.ResponseDeadLetterQueue)
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})

@@ -197,6 +197,10 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	suppress(map[string]string{"Serverless-LambdaEventSourceMappingDestination": reasonESMDest}, l.Reader)
 	// The sweeper: one at a time, each publisher tick; it publishes on the topic.
 	l.Sweeper = fn("Sweeper", LedgerSweeperRoleName, "sweeper", c.HandlerTimeoutCapSeconds*5)
+	// One sweeper at a time on AWS: a tick that would overlap a sweep still
+	// running is throttled. The append is correct under overlap by itself;
+	// this keeps the table's writes and the re-broadcasts from doubling.
+	l.Sweeper.Node().DefaultChild().(awslambda.CfnFunction).SetReservedConcurrentExecutions(jsii.Number(1))
 	ch.Topic.GrantPublish(l.Sweeper)
 	rule := awsevents.NewRule(this, jsii.String("SweepSchedule"), &awsevents.RuleProps{
 		Description: jsii.String("Erasure ledger: the sweeper, each publisher tick (publisherTickSeconds)"),

@@ -2,7 +2,10 @@ package ledger
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/linn-cloud/erasure-channel/contract"
 )
 
 // ReceiptVersion is the receipt format's version.
@@ -135,61 +140,110 @@ func (l *Ledger) sweepReceipt(ctx context.Context, id string, rep *SweepReport) 
 
 func bySK(requestID string) string { return "BY#" + requestID }
 
-// appendReceipt appends a request's receipt once, whatever crashed before: a
-// marker (LOG, BY#<requestId>) names the index its receipt takes before the
-// record is written, so that a sweeper that died after appending and before
-// recording the index finds it again instead of appending a second receipt,
-// and an append that stopped before its tree head is finished by the next.
+// appendReceipt appends a request's receipt exactly once, whatever runs
+// beside it or crashed before. One marker (LOG, BY#<requestId>), created only
+// if absent, names the index the request's receipt takes; every appender of
+// the request reads it again on every try and moves it only from the index
+// it read (a conditional write), when another request's record took that
+// index first. A record is written only where none is, and carries the
+// ledger's MAC (recordMAC), so that an append that stopped before its tree
+// head is finished by the next appender only if the ledger wrote it: a record
+// anyone else wrote into the table is refused (LOG_FORGED, counted in
+// MetricReceiptLogRefused) and left where it is, and the log grows no more
+// until an operator removes it.
 func (l *Ledger) appendReceipt(ctx context.Context, requestID string, data []byte) (int64, error) {
 	if _, err := note.NewSigner(l.signer); err != nil {
 		return 0, fail("BAD_SIGNER", errors.New("the log's signer key does not parse"))
 	}
-	marker, err := l.consistentGet(ctx, key(logPK, bySK(requestID)))
-	if err != nil {
-		return 0, err
-	}
-	if marker != nil {
+	mk := key(logPK, bySK(requestID))
+	for range 32 {
+		marker, err := l.consistentGet(ctx, mk)
+		if err != nil {
+			return 0, err
+		}
+		size, _, err := l.head(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if marker == nil {
+			m := key(logPK, bySK(requestID))
+			m["Index"] = n(int(size))
+			_, err := l.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(l.table), Item: m, ConditionExpression: aws.String("attribute_not_exists(PK)")})
+			if err != nil && !isConditionFailed(err) {
+				return 0, fail("WRITE_FAILED", err)
+			}
+			continue // read the marker that stands, ours or another appender's
+		}
 		idx := int64(num(marker, "Index"))
 		rec, err := l.consistentGet(ctx, key(logPK, recSK(idx)))
 		if err != nil {
 			return 0, err
 		}
-		if rec != nil && str(rec, "RequestId") == requestID {
+		switch {
+		case rec != nil && str(rec, "RequestId") == requestID:
+			if err := l.authentic(idx, rec); err != nil {
+				return 0, err
+			}
 			return idx, l.finishAppend(ctx, idx, []byte(str(rec, "Data")))
+		case rec == nil && idx < size:
+			return 0, fail("LOG_CORRUPT", errors.New("a record inside the signed head is missing"))
+		case rec == nil && idx > size:
+			return 0, fail("LOG_CORRUPT", errors.New("a receipt's marker is past the log's head: the head was rolled back"))
+		case rec == nil: // idx == size: take it
+			r := key(logPK, recSK(idx))
+			r["Data"], r["RequestId"], r["Mac"] = s(string(data)), s(requestID), s(l.recordMAC(idx, requestID, data))
+			_, err := l.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(l.table), Item: r, ConditionExpression: aws.String("attribute_not_exists(PK)")})
+			if isConditionFailed(err) {
+				continue // another appender wrote the index first
+			}
+			if err != nil {
+				return 0, fail("WRITE_FAILED", err)
+			}
+			return idx, l.finishAppend(ctx, idx, data)
 		}
-	}
-	for range 8 {
-		size, _, err := l.head(ctx)
-		if err != nil {
+		// Another request's record holds idx: finish it if it stopped before
+		// its head, then move the marker to the head, from idx only.
+		if dangling, err := l.consistentGet(ctx, key(logPK, recSK(size))); err != nil {
 			return 0, err
-		}
-		dangling, err := l.consistentGet(ctx, key(logPK, recSK(size)))
-		if err != nil {
-			return 0, err
-		}
-		if dangling != nil { // an append that stopped before its head
+		} else if dangling != nil {
+			if err := l.authentic(size, dangling); err != nil {
+				return 0, err
+			}
 			if err := l.finishAppend(ctx, size, []byte(str(dangling, "Data"))); err != nil {
 				return 0, err
 			}
 			continue
 		}
-		m := key(logPK, bySK(requestID))
-		m["Index"] = n(int(size))
-		if _, err := l.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(l.table), Item: m}); err != nil {
+		_, err = l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: mk,
+			UpdateExpression: aws.String("SET #i = :n"), ConditionExpression: aws.String("#i = :o"),
+			ExpressionAttributeNames: map[string]string{"#i": "Index"}, ExpressionAttributeValues: item{":n": n(int(size)), ":o": n(int(idx))}})
+		if err != nil && !isConditionFailed(err) {
 			return 0, fail("WRITE_FAILED", err)
 		}
-		rec := key(logPK, recSK(size))
-		rec["Data"], rec["RequestId"] = s(string(data)), s(requestID)
-		_, err = l.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(l.table), Item: rec, ConditionExpression: aws.String("attribute_not_exists(PK)")})
-		if isConditionFailed(err) {
-			continue // another appender took the index
-		}
-		if err != nil {
-			return 0, fail("WRITE_FAILED", err)
-		}
-		return size, l.finishAppend(ctx, size, data)
 	}
 	return 0, fail("LOG_CONTENDED", errors.New("the log's head kept moving"))
+}
+
+// recordMAC is the ledger's MAC over record idx of requestID: a key derived
+// from the ledger's secret, over the index, the request and the record.
+func (l *Ledger) recordMAC(idx int64, requestID string, data []byte) string {
+	k := hmac.New(sha256.New, l.secret)
+	k.Write([]byte("receipt-record"))
+	m := hmac.New(sha256.New, k.Sum(nil))
+	fmt.Fprintf(m, "%d\x00%s\x00", idx, requestID)
+	m.Write(data)
+	return base64.RawStdEncoding.EncodeToString(m.Sum(nil))
+}
+
+// authentic refuses record idx unless the ledger wrote it (its MAC holds):
+// LOG_FORGED, counted, the record left for investigation.
+func (l *Ledger) authentic(idx int64, rec item) error {
+	want := l.recordMAC(idx, str(rec, "RequestId"), []byte(str(rec, "Data")))
+	if hmac.Equal([]byte(want), []byte(str(rec, "Mac"))) {
+		return nil
+	}
+	l.emit(contract.MetricReceiptLogRefused, contract.CodeLogForged)
+	return fail(contract.CodeLogForged, fmt.Errorf("record %d of the receipt log does not carry the ledger's MAC: the ledger did not write it; it is left for investigation and the log grows no more until it is removed", idx))
 }
 
 // finishAppend writes record size's stored hashes and the signed tree head of
@@ -285,34 +339,62 @@ func (l *Ledger) verifiedHead(ctx context.Context, verifierKey string) (tlog.Tre
 	if signed == "" {
 		return tlog.Tree{}, fail("EMPTY_LOG", errors.New("the log has no tree head"))
 	}
-	v, err := note.NewVerifier(verifierKey)
-	if err != nil {
-		return tlog.Tree{}, fail("BAD_VERIFIER", errors.New("the verifier key does not parse"))
-	}
-	msg, err := note.Open([]byte(signed), note.VerifierList(v))
-	if err != nil {
+	tree, err := openHead(signed, verifierKey)
+	if e := (*Error)(nil); errors.As(err, &e) && e.Code == "HEAD_NOT_SIGNED" {
 		return tlog.Tree{}, fail("HEAD_NOT_SIGNED", errors.New("the tree head is not signed by the verifier's key"))
 	}
-	tree, err := tlog.ParseTree([]byte(msg.Text))
-	if err != nil {
-		return tlog.Tree{}, fail("LOG_CORRUPT", errors.New("the tree head does not parse"))
-	}
-	return tree, nil
+	return tree, err
 }
 
 // LogReport is what Verify found.
 type LogReport struct {
 	Size     int64
 	Receipts int
+	// Head is the signed tree head verified: keep it, and pass it as the
+	// trusted head of the next verification (VerifyOptions.TrustedHead).
+	Head string
+	// Completed is the completed requests whose receipt lies inside the tree.
+	Completed int
+}
+
+// VerifyOptions are what a verifier brings besides the verifier key.
+type VerifyOptions struct {
+	// TrustedHead is a signed tree head the verifier already trusts (an
+	// earlier LogReport.Head, or the anchor's copy): the log must extend it,
+	// proved by a tlog consistency proof, or it was rolled back or forked.
+	TrustedHead string
+	// Authenticate also checks every record's MAC (LOG_FORGED): only a
+	// ledger opened with its own secret can; a reader without it (erasurectl)
+	// checks the signed head and the hashes.
+	Authenticate bool
 }
 
 // Verify checks the whole log: the tree head is signed by verifierKey, and the
 // tree hash recomputed from every record matches it; every record is a
-// receipt. A changed, removed or added record fails it.
+// receipt; every completed request's receipt lies inside the tree. A changed,
+// removed or added record fails it.
 func (l *Ledger) Verify(ctx context.Context, verifierKey string) (LogReport, error) {
+	return l.VerifyWith(ctx, verifierKey, VerifyOptions{})
+}
+
+// VerifyWith is Verify, and with a trusted head, that the log extends it: a
+// head restored from an older backup with the newer records removed fails
+// (LOG_ROLLED_BACK), as does a receipt index past the head.
+func (l *Ledger) VerifyWith(ctx context.Context, verifierKey string, opts VerifyOptions) (LogReport, error) {
 	tree, err := l.verifiedHead(ctx, verifierKey)
 	if err != nil {
 		return LogReport{}, err
+	}
+	var trusted *tlog.Tree
+	if opts.TrustedHead != "" {
+		t, err := openHead(opts.TrustedHead, verifierKey)
+		if err != nil {
+			return LogReport{}, err
+		}
+		if t.N > tree.N {
+			return LogReport{}, fail("LOG_ROLLED_BACK", fmt.Errorf("the log's signed head covers %d records, fewer than the %d of the trusted head", tree.N, t.N))
+		}
+		trusted = &t
 	}
 	recs, err := l.queryAll(ctx, logPK, "REC#")
 	if err != nil {
@@ -335,8 +417,13 @@ func (l *Ledger) Verify(ctx context.Context, verifierKey string) (LogReport, err
 		}
 		data := []byte(str(it, "Data"))
 		var rec Receipt
-		if err := json.Unmarshal(data, &rec); err != nil || rec.Version != ReceiptVersion {
+		if err := json.Unmarshal(data, &rec); err != nil || rec.Version != ReceiptVersion || rec.RequestID != str(it, "RequestId") {
 			return LogReport{}, fail("LOG_TAMPERED", fmt.Errorf("record %d is not a receipt", i))
+		}
+		if opts.Authenticate {
+			if err := l.authentic(int64(i), it); err != nil {
+				return LogReport{}, err
+			}
 		}
 		hs, err := tlog.StoredHashes(int64(i), data, reader)
 		if err != nil {
@@ -351,5 +438,69 @@ func (l *Ledger) Verify(ctx context.Context, verifierKey string) (LogReport, err
 	if th != tree.Hash {
 		return LogReport{}, fail("LOG_TAMPERED", errors.New("the records do not hash to the signed tree head"))
 	}
-	return LogReport{Size: tree.N, Receipts: len(recs)}, nil
+	if trusted != nil {
+		proof, err := tlog.ProveTree(tree.N, trusted.N, reader)
+		if err != nil || tlog.CheckTree(proof, tree.N, tree.Hash, trusted.N, trusted.Hash) != nil {
+			return LogReport{}, fail("LOG_ROLLED_BACK", errors.New("the log does not extend the trusted head: it was rolled back and rewritten, or forked"))
+		}
+	}
+	completed, err := l.receiptsInside(ctx, recs, tree.N)
+	if err != nil {
+		return LogReport{}, err
+	}
+	_, signed, err := l.head(ctx)
+	if err != nil {
+		return LogReport{}, err
+	}
+	return LogReport{Size: tree.N, Receipts: len(recs), Head: signed, Completed: completed}, nil
+}
+
+// openHead opens a signed tree head under verifierKey.
+func openHead(signed, verifierKey string) (tlog.Tree, error) {
+	v, err := note.NewVerifier(verifierKey)
+	if err != nil {
+		return tlog.Tree{}, fail("BAD_VERIFIER", errors.New("the verifier key does not parse"))
+	}
+	msg, err := note.Open([]byte(signed), note.VerifierList(v))
+	if err != nil {
+		return tlog.Tree{}, fail("HEAD_NOT_SIGNED", errors.New("the trusted head is not signed by the verifier's key"))
+	}
+	tree, err := tlog.ParseTree([]byte(msg.Text))
+	if err != nil {
+		return tlog.Tree{}, fail("LOG_CORRUPT", errors.New("the trusted head does not parse"))
+	}
+	return tree, nil
+}
+
+// receiptsInside checks that every completed request that names a receipt
+// index names one inside the tree, whose record is its own: a log cut back
+// below a receipt fails (LOG_ROLLED_BACK). It scans the requests.
+func (l *Ledger) receiptsInside(ctx context.Context, recs []item, size int64) (int, error) {
+	db, ok := l.db.(Scanner)
+	if !ok {
+		return 0, fail("NO_SCAN", nil)
+	}
+	n := 0
+	var start item
+	for {
+		page, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(l.table), ExclusiveStartKey: start, ConsistentRead: aws.Bool(true),
+			FilterExpression: aws.String("SK = :r"), ExpressionAttributeValues: item{":r": s("REQ")}})
+		if err != nil {
+			return n, fail("READ_FAILED", err)
+		}
+		for _, it := range page.Items {
+			r := requestOf(str(it, "PK")[len("REQ#"):], it)
+			if r.Status != StatusComplete || r.LogIndex < 0 {
+				continue
+			}
+			if int64(r.LogIndex) >= size || str(recs[r.LogIndex], "RequestId") != r.RequestID {
+				return n, fail("LOG_ROLLED_BACK", errors.New("a completed request's receipt is not inside the signed tree: the log was cut back"))
+			}
+			n++
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return n, nil
+		}
+		start = page.LastEvaluatedKey
+	}
 }

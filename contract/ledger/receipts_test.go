@@ -91,6 +91,10 @@ func TestReceiptLogDetectsTampering(t *testing.T) {
 	if _, err := l.Verify(ctx, verifier); err == nil || !strings.Contains(err.Error(), "LOG_TAMPERED") {
 		t.Fatalf("a changed receipt verified: %v", err)
 	}
+	// And its MAC no longer holds: the ledger did not write what it now says.
+	if _, err := l.VerifyWith(ctx, verifier, ledger.VerifyOptions{Authenticate: true}); err == nil || !strings.Contains(err.Error(), "LOG_FORGED") {
+		t.Fatalf("a changed receipt authenticated: %v", err)
+	}
 	if _, err := l.ReceiptOf(ctx, ids[3], verifier); err == nil {
 		t.Fatal("a changed receipt proved into the signed head")
 	}
@@ -107,5 +111,115 @@ func TestReceiptLogDetectsTampering(t *testing.T) {
 	}
 	if _, err := l.Verify(ctx, verifier); err == nil {
 		t.Fatal("a log with a removed receipt verified")
+	}
+}
+
+// logItem reads one item of the log's partition through the DynamoDB API.
+func logItem(t *testing.T, db *dynamodb.Client, table, sk string) map[string]types.AttributeValue {
+	t.Helper()
+	got, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "LOG"}, "SK": &types.AttributeValueMemberS{Value: sk}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got.Item
+}
+
+func putItem(t *testing.T, db *dynamodb.Client, table string, it map[string]types.AttributeValue) {
+	t.Helper()
+	if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: it}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func headSize(t *testing.T, db *dynamodb.Client, table string) string {
+	t.Helper()
+	return logItem(t, db, table, "HEAD")["TreeSize"].(*types.AttributeValueMemberN).Value
+}
+
+// TestReceiptLogRefusesWhatTheLedgerDidNotWrite: someone who can write the
+// table puts a receipt record at the log's next index, freshly made or copied
+// with another record's MAC; the next append refuses it (LOG_FORGED) instead
+// of signing it, the log stops growing, and it grows again once the record is
+// removed.
+func TestReceiptLogRefusesWhatTheLedgerDidNotWrite(t *testing.T) {
+	for _, name := range []string{"without a MAC", "with another record's MAC"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			db := dynamo(t)
+			clk := newClock()
+			l, verifier := newLedger(t, db, clk.Now)
+			completeSome(t, l, clk, 4)
+			first := logItem(t, db, l.Table(), "REC#000000000000")
+			forged := map[string]types.AttributeValue{"Data": first["Data"], "RequestId": first["RequestId"], "Mac": first["Mac"]}
+			if name == "without a MAC" {
+				forged = map[string]types.AttributeValue{"RequestId": first["RequestId"], "Data": &types.AttributeValueMemberS{
+					Value: strings.Replace(first["Data"].(*types.AttributeValueMemberS).Value, `"outcome":"DONE"`, `"outcome":"NOT_APPLICABLE"`, -1)}}
+			}
+			forged["PK"], forged["SK"] = &types.AttributeValueMemberS{Value: "LOG"}, &types.AttributeValueMemberS{Value: fmt.Sprintf("REC#%012d", 4)}
+			putItem(t, db, l.Table(), forged)
+			ids := answerAll(t, l, clk, 1)
+			rep, err := l.Sweep(ctx, &sent{})
+			if err != nil || rep.Errors != 1 || rep.LastError == nil || !strings.Contains(rep.LastError.Error(), "LOG_FORGED") {
+				t.Fatalf("the sweep over a forged record: %+v %v", rep, err)
+			}
+			if got := headSize(t, db, l.Table()); got != "4" {
+				t.Fatalf("the log's head moved to %s over a forged record", got)
+			}
+			if _, err := l.ReceiptOf(ctx, ids[0], verifier); err == nil {
+				t.Fatal("a request got a receipt while the log held a forged record")
+			}
+			if _, err := l.VerifyWith(ctx, verifier, ledger.VerifyOptions{Authenticate: true}); err == nil {
+				t.Fatal("a log holding a forged record verified")
+			}
+			// The operator removes it: the log grows again.
+			if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(l.Table()), Key: map[string]types.AttributeValue{"PK": forged["PK"], "SK": forged["SK"]}}); err != nil {
+				t.Fatal(err)
+			}
+			if rep, err := l.Sweep(ctx, &sent{}); err != nil || rep.Receipts != 1 {
+				t.Fatalf("the sweep after the forged record's removal: %+v %v", rep, err)
+			}
+			if _, err := l.ReceiptOf(ctx, ids[0], verifier); err != nil {
+				t.Fatal(err)
+			}
+			if rep, err := l.VerifyWith(ctx, verifier, ledger.VerifyOptions{Authenticate: true}); err != nil || rep.Receipts != 5 {
+				t.Fatalf("the log after the removal: %+v %v", rep, err)
+			}
+		})
+	}
+}
+
+// TestReceiptLogDetectsRollback: a head restored from an older backup, with
+// the newer records deleted, fails verification against the head a verifier
+// kept (a tlog consistency proof), and even without it, because a completed
+// request's receipt index lies past the head.
+func TestReceiptLogDetectsRollback(t *testing.T) {
+	ctx := context.Background()
+	db := dynamo(t)
+	clk := newClock()
+	l, verifier := newLedger(t, db, clk.Now)
+	completeSome(t, l, clk, 3)
+	older := logItem(t, db, l.Table(), "HEAD")
+	completeSome(t, l, clk, 2)
+	rep, err := l.Verify(ctx, verifier)
+	if err != nil || rep.Receipts != 5 || rep.Completed != 5 || rep.Head == "" {
+		t.Fatalf("the untouched log: %+v %v", rep, err)
+	}
+	trusted := rep.Head
+	if _, err := l.VerifyWith(ctx, verifier, ledger.VerifyOptions{TrustedHead: trusted}); err != nil {
+		t.Fatalf("the log against its own head: %v", err)
+	}
+	putItem(t, db, l.Table(), older)
+	for _, i := range []int{3, 4} {
+		if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(l.Table()), Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "LOG"}, "SK": &types.AttributeValueMemberS{Value: fmt.Sprintf("REC#%012d", i)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.VerifyWith(ctx, verifier, ledger.VerifyOptions{TrustedHead: trusted}); err == nil || !strings.Contains(err.Error(), "LOG_ROLLED_BACK") {
+		t.Fatalf("a rolled-back log against the trusted head: %v", err)
+	}
+	if _, err := l.Verify(ctx, verifier); err == nil || !strings.Contains(err.Error(), "LOG_ROLLED_BACK") {
+		t.Fatalf("a rolled-back log without a trusted head: %v", err)
 	}
 }
