@@ -233,13 +233,25 @@ type Reader struct {
 	invalid   int
 	refused   atomic.Int64 // read by Refused while Run polls
 	conflicts atomic.Int64
-	sink      Sink
+	// sinkRefused counts answers the sink recorded as refused (RefusedError).
+	sinkRefused atomic.Int64
+	sink        Sink
 }
 
 // Sink receives every authenticated answer before it is counted and deleted:
-// a durable record such as the ledger. An error keeps the message on the
+// a durable record such as the ledger. A RefusedError deletes the message
+// uncounted (the sink recorded the refusal); any other error keeps it on the
 // queue (it is read again); nil lets the reader count and delete it.
 type Sink func(ctx context.Context, resp contract.Response, senderID, messageID string) error
+
+// RefusedError is what a sink returns for an answer it recorded as refused
+// (the ledger's codes: an unknown request or broadcast, the wrong type or
+// key, a store off the request's roster): the reader deletes the answer and
+// never counts it, so that what a user sees is what the ledger recorded. Its
+// text is the code alone.
+type RefusedError struct{ Code string }
+
+func (e *RefusedError) Error() string { return "publisher: the sink refused the answer: " + e.Code }
 
 // WithSink makes the reader pass every authenticated answer to sink first.
 // It returns the reader.
@@ -285,6 +297,10 @@ func (r *Reader) Conflicts() int { return int(r.conflicts.Load()) }
 // Refused is how many answers the roster refused (each receive counts).
 func (r *Reader) Refused() int { return int(r.refused.Load()) }
 
+// SinkRefused is how many answers the sink recorded as refused (RefusedError):
+// deleted, never counted.
+func (r *Reader) SinkRefused() int { return int(r.sinkRefused.Load()) }
+
 // NewReader returns a reader of the response queue at queueURL.
 func NewReader(client ReceiveAPI, queueURL string, c *Collector, log *slog.Logger) *Reader {
 	if log == nil {
@@ -329,7 +345,16 @@ func (r *Reader) Poll(ctx context.Context, wait time.Duration) (int, error) {
 			continue
 		}
 		if r.sink != nil {
-			if err := r.sink(ctx, resp, m.Attributes[string(types.MessageSystemAttributeNameSenderId)], aws.ToString(m.MessageId)); err != nil {
+			err := r.sink(ctx, resp, m.Attributes[string(types.MessageSystemAttributeNameSenderId)], aws.ToString(m.MessageId))
+			if refused := (*RefusedError)(nil); errors.As(err, &refused) {
+				r.sinkRefused.Add(1)
+				r.log.Warn("erasure answer refused by the ledger; recorded there, not counted", "code", refused.Code)
+				if _, err := r.client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(r.queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+					r.log.Warn("erasure answer not deleted; it will be read again", "code", "DELETE_FAILED")
+				}
+				continue
+			}
+			if err != nil {
 				r.log.Warn("erasure answer not recorded; it will be read again", "code", "SINK_FAILED")
 				continue
 			}

@@ -173,3 +173,43 @@ func TestConflictingAnswersAreCountedAndReported(t *testing.T) {
 		t.Errorf("no conflict metric line: %s", metrics.String())
 	}
 }
+
+// TestASinkRefusalIsDeletedAndNeverCounted: an answer the sink (the ledger)
+// recorded as refused is deleted and not counted, so that the collector shows
+// what the ledger recorded; a sink failure keeps it for another read; the log
+// carries the code alone.
+func TestASinkRefusalIsDeletedAndNeverCounted(t *testing.T) {
+	q := &responseQueue{deleted: map[string]bool{}, msgs: []types.Message{
+		answer("counted", "space", "AROASPACE:erasure-space"),
+		answer("unknown-round", "ledger", "AROALEDGER:erasure-ledger"),
+		answer("sink-down", "audit", "AROAAUDIT:erasure-audit"),
+	}}
+	var logs bytes.Buffer
+	c := NewCollector()
+	r := NewReader(q, "https://sqs.eu-west-1.amazonaws.com/111111111111/erasure-responses", c, slog.New(slog.NewJSONHandler(&logs, nil))).
+		WithSink(func(_ context.Context, resp contract.Response, _, _ string) error {
+			switch resp.Subscriber {
+			case "ledger":
+				return &RefusedError{Code: contract.CodeUnknownRound}
+			case "audit":
+				return errors.New("the table is unreachable")
+			}
+			return nil
+		})
+	n, err := r.Poll(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := c.Status(RoundKey{RequestID: "req-forged-0001", SendNo: 1}, []string{"space", "ledger", "audit"})
+	if n != 1 || r.SinkRefused() != 1 || len(st.Answered) != 1 || st.Answered["space"].Outcome != contract.OutcomeDone {
+		t.Fatalf("counted %d, sink-refused %d, round %+v: want space alone counted and ledger's refusal not", n, r.SinkRefused(), st)
+	}
+	for handle, want := range map[string]bool{"counted": true, "unknown-round": true, "sink-down": false} {
+		if q.deleted[handle] != want {
+			t.Errorf("%s: deleted = %v, want %v", handle, q.deleted[handle], want)
+		}
+	}
+	if !strings.Contains(logs.String(), contract.CodeUnknownRound) || strings.Contains(logs.String(), "req-forged-0001") {
+		t.Errorf("the log: want the code and never the requestId: %s", logs.String())
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/ledger"
+	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
 )
 
@@ -61,6 +62,9 @@ func (l *Ledger) Stop() { l.Emulator.Stop() }
 // Sink records every authenticated answer in the ledger before the channel's
 // reader counts and deletes it (publisher.Reader.WithSink).
 func (l *Ledger) Sink(ctx context.Context, resp contract.Response, sender, messageID string) error {
-	_, err := l.RecordAnswer(ctx, ledger.Answer{Response: resp, Sender: sender, MessageID: messageID})
+	rec, err := l.RecordAnswer(ctx, ledger.Answer{Response: resp, Sender: sender, MessageID: messageID})
+	if err == nil && rec.Result == ledger.Refused {
+		return &publisher.RefusedError{Code: rec.Code}
+	}
 	return err
 }
