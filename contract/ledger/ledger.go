@@ -32,6 +32,7 @@ import (
 	"hash/fnv"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -102,6 +103,7 @@ type Ledger struct {
 	c       contract.Constants
 	now     func() time.Time
 	metrics io.Writer
+	emitMu  sync.Mutex // one metric line at a time: the sweep emits from its workers
 }
 
 // New returns a ledger on opts.Table.
@@ -274,6 +276,8 @@ func (l *Ledger) queryPages(ctx context.Context, in *dynamodb.QueryInput) ([]ite
 // emit writes one CloudWatch embedded-metric line: the metric and its code,
 // never a requestId, key or store.
 func (l *Ledger) emit(metric, code string) {
+	l.emitMu.Lock()
+	defer l.emitMu.Unlock()
 	if l.metrics == nil {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -23,6 +24,23 @@ type SweepReport struct {
 	LastError   error // the first of them (a code; never an id)
 }
 
+// sweepParallelism bounds the requests one sweep handles at once.
+const sweepParallelism = 16
+
+// add counts another report's work in r; r keeps its first error.
+func (r *SweepReport) add(o SweepReport) {
+	r.Published += o.Published
+	r.Rebroadcast += o.Rebroadcast
+	r.Exhausted += o.Exhausted
+	r.Expired += o.Expired
+	r.Overdue += o.Overdue
+	r.Receipts += o.Receipts
+	r.Errors += o.Errors
+	if r.LastError == nil {
+		r.LastError = o.LastError
+	}
+}
+
 // Sweep is the scheduled sweeper: it publishes every broadcast a crashed
 // publisher recorded but did not publish, re-broadcasts every destructive
 // request whose latest broadcast expired without every answer (up to
@@ -38,27 +56,42 @@ func (l *Ledger) Sweep(ctx context.Context, pub Publisher) (SweepReport, error) 
 			if err != nil {
 				return rep, err
 			}
-			for _, it := range items {
+			// Each due request on its own, sweepParallelism at a time: a
+			// re-broadcast is a few round trips, and 10,000 due requests are
+			// swept in seconds. Every step is a conditional write, so two
+			// sweeps of one request (here or in another sweeper) do it once.
+			reports := make([]SweepReport, len(items))
+			sem := make(chan struct{}, sweepParallelism)
+			var wg sync.WaitGroup
+			for i, it := range items {
 				id := str(it, "PK")[len("REQ#"):]
-				var err error
-				switch state {
-				case "OPEN":
-					err = l.sweepOpen(ctx, pub, id, &rep)
-				case "WATCH":
-					rep.Overdue++
-					l.emit(contract.MetricRequestsOverdue, contract.CodeOverdue)
-				case "RECEIPT":
-					err = l.sweepReceipt(ctx, id, &rep)
-				}
-				if err != nil {
-					if ctx.Err() != nil {
-						return rep, ctx.Err()
+				sem <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer func() { <-sem; wg.Done() }()
+					r := &reports[i]
+					var err error
+					switch state {
+					case "OPEN":
+						err = l.sweepOpen(ctx, pub, id, r)
+					case "WATCH":
+						r.Overdue++
+						l.emit(contract.MetricRequestsOverdue, contract.CodeOverdue)
+					case "RECEIPT":
+						err = l.sweepReceipt(ctx, id, r)
 					}
-					rep.Errors++
-					if rep.LastError == nil {
-						rep.LastError = err
+					if err != nil {
+						r.Errors++
+						r.LastError = err
 					}
-				}
+				}()
+			}
+			wg.Wait()
+			if ctx.Err() != nil {
+				return rep, ctx.Err()
+			}
+			for _, r := range reports {
+				rep.add(r)
 			}
 		}
 	}
