@@ -37,6 +37,9 @@ type Constants struct {
 	// ErasureDeadlineWarningSeconds: an incomplete request this close to its
 	// one-month deadline raises the overdue alarm.
 	ErasureDeadlineWarningSeconds int
+	// LedgerAnswerRetentionDays: the ledger keeps a request's answers and
+	// rounds this long after its receipt, then a DynamoDB TTL removes them.
+	LedgerAnswerRetentionDays int
 
 	AWS AWSLimits
 }
@@ -78,6 +81,11 @@ func (c Constants) RoundPublishBound() time.Duration { return sec(c.RoundPublish
 
 // QueueRetention is the retention of every queue and dead-letter queue.
 func (c Constants) QueueRetention() time.Duration { return sec(c.QueueRetentionSeconds) }
+
+// LedgerAnswerRetention is LedgerAnswerRetentionDays.
+func (c Constants) LedgerAnswerRetention() time.Duration {
+	return time.Duration(c.LedgerAnswerRetentionDays) * 24 * time.Hour
+}
 
 // ErasureDeadlineWarning is how long before its deadline an incomplete
 // request raises the overdue alarm.
@@ -168,6 +176,7 @@ func (c *Constants) fields() map[string]*int {
 		"noncurrentVersionExpiryCapDays":              &c.NoncurrentVersionExpiryCapDays,
 		"maxBroadcasts":                               &c.MaxBroadcasts,
 		"erasureDeadlineWarningSeconds":               &c.ErasureDeadlineWarningSeconds,
+		"ledgerAnswerRetentionDays":                   &c.LedgerAnswerRetentionDays,
 		"awsLimits.lambdaTimeoutMaxSeconds":           &c.AWS.LambdaTimeoutMaxSeconds,
 		"awsLimits.sqsDelayMaxSeconds":                &c.AWS.SQSDelayMaxSeconds,
 		"awsLimits.sqsVisibilityTimeoutMaxSeconds":    &c.AWS.SQSVisibilityTimeoutMaxSeconds,

@@ -114,3 +114,8 @@ func ParseLedgerRoster(pages []string) ([]LedgerRosterEntry, error) {
 	sort.Slice(out, func(a, b int) bool { return out[a].Store < out[b].Store })
 	return out, nil
 }
+
+// LedgerExpireAttribute is the ledger table's TTL attribute (epoch seconds):
+// a receipted request's rounds and answers carry it
+// (ledgerAnswerRetentionDays), and DynamoDB removes them after it passes.
+const LedgerExpireAttribute = "ExpireAt"

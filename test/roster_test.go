@@ -161,6 +161,11 @@ func TestRefusedAnswersAlarmAndRosterMetadata(t *testing.T) {
 	if !conflicts {
 		t.Error("no alarm on ErasureAnswersConflicting (Code CONFLICTING_ANSWER, >= 1)")
 	}
+	// The table's TTL: a receipted request's rounds and answers expire.
+	_, table := app["ErasureLedger"].one(t, "AWS::DynamoDB::Table")
+	if ttl, _ := json.Marshal(table["TimeToLiveSpecification"]); string(ttl) != `{"AttributeName":"`+contract.LedgerExpireAttribute+`","Enabled":true}` {
+		t.Errorf("the ledger's table TTL is %s", ttl)
+	}
 	// One sweeper at a time on AWS.
 	sweepers := 0
 	for _, f := range app["ErasureLedger"].resources("AWS::Lambda::Function") {
@@ -225,6 +230,11 @@ func TestLedgerAlarms(t *testing.T) {
 		if !strings.Contains(string(b), `"Value":"`+code+`"`) {
 			t.Errorf("the ledger-refusal alarm does not sum code %s", code)
 		}
+	}
+	// The table's TTL: a receipted request's rounds and answers expire.
+	_, table := app["ErasureLedger"].one(t, "AWS::DynamoDB::Table")
+	if ttl, _ := json.Marshal(table["TimeToLiveSpecification"]); string(ttl) != `{"AttributeName":"`+contract.LedgerExpireAttribute+`","Enabled":true}` {
+		t.Errorf("the ledger's table TTL is %s", ttl)
 	}
 	// One sweeper at a time on AWS.
 	sweepers := 0

@@ -44,6 +44,7 @@ func constantRows(c contract.Constants) []constantRow {
 		row("maxBroadcasts", c.MaxBroadcasts, fmt.Sprintf("maxBroadcasts·R = %d·%d = %d < deadline warning %d", c.MaxBroadcasts, R, c.MaxBroadcasts*R, c.ErasureDeadlineWarningSeconds),
 			c.MaxBroadcasts*R < c.ErasureDeadlineWarningSeconds),
 		row("erasureDeadlineWarningSeconds", c.ErasureDeadlineWarningSeconds, "", true),
+		row("ledgerAnswerRetentionDays", c.LedgerAnswerRetentionDays, "", true),
 	}
 }
 

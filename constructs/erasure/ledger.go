@@ -111,6 +111,9 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)},
 		DeletionProtection:               jsii.Bool(true),
 		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
+		// A receipted request's rounds and answers expire
+		// (ledgerAnswerRetentionDays); the requests and the receipt log stay.
+		TimeToLiveAttribute: jsii.String(contract.LedgerExpireAttribute),
 	})
 	l.Table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
 		IndexName:      jsii.String("pending"),

@@ -129,6 +129,12 @@ func (l *Ledger) sweepReceipt(ctx context.Context, id string, rep *SweepReport) 
 	if err != nil {
 		return err
 	}
+	// The receipt holds what the answers said: they and the rounds expire
+	// after the retention, before LogIndex marks the request done, so that
+	// a sweeper that crashes here does it again.
+	if err := l.expireRounds(ctx, id); err != nil {
+		return err
+	}
 	_, err = l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(reqPK(id), "REQ"),
 		UpdateExpression: aws.String("SET LogIndex = :i REMOVE Pending, Due"), ExpressionAttributeValues: item{":i": n(int(idx))}})
 	if err != nil {
@@ -139,6 +145,31 @@ func (l *Ledger) sweepReceipt(ctx context.Context, id string, rep *SweepReport) 
 }
 
 func bySK(requestID string) string { return "BY#" + requestID }
+
+// ExpireAttribute is the table's TTL attribute (contract.LedgerExpireAttribute).
+const ExpireAttribute = contract.LedgerExpireAttribute
+
+// expireRounds sets the TTL of a request's rounds, answers and conflicts to
+// ledgerAnswerRetentionDays from now. The request item, which names the
+// receipt's index, and the receipt log stay.
+func (l *Ledger) expireRounds(ctx context.Context, id string) error {
+	at := n(int(l.now().Add(l.c.LedgerAnswerRetention()).Unix()))
+	for _, prefix := range []string{"ROUND#", "ANS#", "CONFLICT#"} {
+		items, err := l.queryAll(ctx, reqPK(id), prefix)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			_, err := l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(reqPK(id), str(it, "SK")),
+				UpdateExpression: aws.String("SET #e = :e"), ExpressionAttributeNames: map[string]string{"#e": ExpireAttribute},
+				ExpressionAttributeValues: item{":e": at}})
+			if err != nil {
+				return fail("WRITE_FAILED", err)
+			}
+		}
+	}
+	return nil
+}
 
 // appendReceipt appends a request's receipt exactly once, whatever runs
 // beside it or crashed before. One marker (LOG, BY#<requestId>), created only

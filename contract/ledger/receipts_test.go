@@ -223,3 +223,49 @@ func TestReceiptLogDetectsRollback(t *testing.T) {
 		t.Fatalf("a rolled-back log without a trusted head: %v", err)
 	}
 }
+
+// TestAnswersExpireAfterTheReceipt: once a request's receipt is in the log,
+// its rounds and answers carry the table's TTL, ledgerAnswerRetentionDays on;
+// the request item and the receipt log carry none, and the receipt still
+// proves. Read back through the DynamoDB API.
+func TestAnswersExpireAfterTheReceipt(t *testing.T) {
+	ctx := context.Background()
+	db := dynamo(t)
+	clk := newClock()
+	l, verifier := newLedger(t, db, clk.Now)
+	// A request still open (no answer yet): nothing of it expires.
+	req := publisher.New(nil, "arn:aws:sns:eu-west-1:111111111111:erasure-topic", publisher.WithClock(clk.Now)).NewErase(contract.KeyAccount, "acct-open")
+	if _, err := l.Publish(ctx, &sent{}, req, []string{"space", "bitmaps"}); err != nil {
+		t.Fatal(err)
+	}
+	open := req.RequestID
+	want := fmt.Sprint(clk.Now().Add(contract.Channel().LedgerAnswerRetention()).Unix())
+	ids := completeSome(t, l, clk, 2)
+	page, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(l.Table()), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expiring := 0
+	for _, it := range page.Items {
+		pk, sk := it["PK"].(*types.AttributeValueMemberS).Value, it["SK"].(*types.AttributeValueMemberS).Value
+		e, has := it[ledger.ExpireAttribute].(*types.AttributeValueMemberN)
+		swept := pk != "REQ#"+open
+		switch {
+		case strings.HasPrefix(pk, "REQ#") && (strings.HasPrefix(sk, "ROUND#") || strings.HasPrefix(sk, "ANS#")) && swept:
+			if !has || e.Value != want {
+				t.Errorf("%s of a request with its receipt: %s %v, want %s", sk, ledger.ExpireAttribute, e, want)
+			}
+			expiring++
+		case has:
+			t.Errorf("%s %s expires: only a receipted request's rounds and answers may", pk[:4], sk)
+		}
+	}
+	if expiring != 2*(1+2) { // two requests, each one round and two answers
+		t.Errorf("%d items expiring, want 6", expiring)
+	}
+	for _, id := range ids {
+		if _, err := l.ReceiptOf(ctx, id, verifier); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
