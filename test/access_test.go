@@ -20,6 +20,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/constructs/erasuretest"
+	"github.com/linn-cloud/erasure-channel/contract"
 )
 
 // cellKey names one cell of the access matrix.
@@ -288,6 +289,14 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 			}
 			t.Fatal("no queue policy of space's queue")
 		}, cellKey{"other/111111111111", "sqs:SendMessage", "queue/space"}},
+		{"a NotPrincipal deny that names the handlers' roles, not their sessions", func(t *testing.T, tpls map[string]template) {
+			// AWS matches a role's request by its session ARN: listing the
+			// roles (and their account) still denies every handler.
+			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "OnlyRosterHandlersAnswer")
+			addStatement(t, doc, map[string]any{"Effect": "Deny", "Action": "sqs:SendMessage", "Resource": "*",
+				"NotPrincipal": map[string]any{"AWS": []any{contract.HandlerRoleARN("aws", "111111111111", "space"), contract.HandlerRoleARN("aws", "111111111111", "bitmaps"),
+					contract.HandlerRoleARN("aws", "222222222222", "ledger"), "arn:aws:iam::111111111111:root", "arn:aws:iam::222222222222:root"}}})
+		}, cellKey{"handler/space", "sqs:SendMessage", "response-queue"}},
 		{"a publisher pattern with [ (a literal in IAM, not a class)", func(t *testing.T, tpls map[string]template) {
 			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SNS::TopicPolicy", "OnlyPublishersPublish")
 			for _, s := range doc["Statement"].([]any) {

@@ -34,6 +34,10 @@ type Principal struct {
 	// a regional principal across an opt-in region (SNSServicePrincipal).
 	Region   string
 	Identity []Statement
+	// Session is the session name a role acts under (Lambda's is the
+	// function name), "" when unknown: a NotPrincipal spares a role's
+	// session only by its exact sts session ARN (notPrincipalSpares).
+	Session string
 }
 
 // Resource is what a request reaches: a queue, topic, key, bucket or object,
@@ -347,8 +351,8 @@ func applies(s Statement, q Request, service string, resourcePolicy bool) (m mat
 	case s.NotPrincipal != nil && !resourcePolicy:
 		return unknownMatch, false // not valid in an identity policy
 	case s.NotPrincipal != nil:
-		// Every principal but those listed (by ARN, service or account).
-		if excluded, _ := principalMatches(Statement{Scope: s.Scope, Principal: s.NotPrincipal}, q.P, service); excluded {
+		// Every principal but those listed.
+		if notPrincipalSpares(s, q.P, service) {
 			return noMatch, false
 		}
 		direct = true
@@ -384,6 +388,53 @@ func principalMatches(s Statement, p *Principal, service string) (ok, direct boo
 		}
 	}
 	return ok, false
+}
+
+// notPrincipalSpares says whether a NotPrincipal statement leaves p out. A
+// service, by its name (or "*"). An IAM principal only when the list names
+// every identity AWS may check the request against (IAM user guide,
+// "NotPrincipal"): its account (root ARN or id) and its ARN, and for a role,
+// the exact sts ARN of the session it acts under, since AWS matches an
+// assumed-role request by its session. A role listed by its ARN alone, or a
+// session the evaluator does not know, is not spared.
+func notPrincipalSpares(s Statement, p *Principal, service string) bool {
+	if s.NotPrincipal == "*" {
+		return true
+	}
+	list := Statement{Scope: s.Scope, Principal: s.NotPrincipal}
+	if p.Service != "" {
+		ok, _ := principalMatches(list, p, service)
+		return ok
+	}
+	names := list.values().awsPrin
+	listed := func(ids ...string) bool {
+		for _, n := range names {
+			if n == "*" {
+				return true
+			}
+			for _, id := range ids {
+				if id != "" && n == id { // Principal names no pattern: only "*" is a wildcard
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !listed(p.Account, "arn:aws:iam::"+p.Account+":root") || !listed(p.Aliases...) {
+		return false
+	}
+	for _, al := range p.Aliases {
+		f := strings.SplitN(al, ":", 6)
+		if len(f) != 6 || f[2] != "iam" || !strings.HasPrefix(f[5], "role/") {
+			continue
+		}
+		if p.Session == "" {
+			return false // a role's request is its session's, named by an ARN nobody can know here
+		}
+		name := f[5][strings.LastIndex(f[5], "/")+1:]
+		return listed(fmt.Sprintf("arn:%s:sts::%s:assumed-role/%s/%s", f[1], f[4], name, p.Session))
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {

@@ -2,6 +2,7 @@ package iameval
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -137,9 +138,21 @@ func TestEvaluate(t *testing.T) {
 		{"an Allow with NotPrincipal reaches every principal but those listed", Principal{Account: "111111111111", Aliases: []string{role111}}, noPolicy,
 			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111"},
 			`{"Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"` + role222 + `"},"Action":"sqs:*","Resource":"*"}]}`, nil, Allowed},
-		{"a Deny with NotPrincipal spares the principal it lists", Principal{Account: "111111111111", Aliases: []string{role111}}, sendAll,
+		{"a Deny with NotPrincipal naming a role's ARN alone still denies its sessions", Principal{Account: "111111111111", Aliases: []string{role111}}, sendAll,
 			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111"},
-			`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":"` + role111 + `"},"Action":"sqs:*","Resource":"*"}]}`, nil, Allowed},
+			`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":"` + role111 + `"},"Action":"sqs:*","Resource":"*"}]}`, nil, Denied},
+		{"a Deny with NotPrincipal naming the role, its account but not the session denies it", Principal{Account: "111111111111", Aliases: []string{role111}, Session: "erasure-handler-space"}, sendAll,
+			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111"},
+			`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":["` + role111 + `","arn:aws:iam::111111111111:root"]},"Action":"sqs:*","Resource":"*"}]}`, nil, Denied},
+		{"a Deny with NotPrincipal spares a role's session named with its role and account", Principal{Account: "111111111111", Aliases: []string{role111}, Session: "erasure-handler-space"}, sendAll,
+			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111"},
+			`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":["` + role111 + `","arn:aws:iam::111111111111:root","` + strings.Replace(strings.Replace(role111, ":iam:", ":sts:", 1), ":role/", ":assumed-role/", 1) + `/erasure-handler-space"]},"Action":"sqs:*","Resource":"*"}]}`, nil, Allowed},
+		{"a Deny with NotPrincipal spares a user named with its account", Principal{Account: "111111111111", Aliases: []string{"arn:aws:iam::111111111111:user/bob"}}, sendAll,
+			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111"},
+			`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":["arn:aws:iam::111111111111:user/bob","111111111111"]},"Action":"sqs:*","Resource":"*"}]}`, nil, Allowed},
+		{"a Deny with NotPrincipal naming a user without its account denies it", Principal{Account: "111111111111", Aliases: []string{"arn:aws:iam::111111111111:user/bob"}}, sendAll,
+			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111"},
+			`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":"arn:aws:iam::111111111111:user/bob"},"Action":"sqs:*","Resource":"*"}]}`, nil, Denied},
 		{"a Deny with NotPrincipal reaches every other principal", Principal{Account: "111111111111", Aliases: []string{"arn:aws:iam::111111111111:role/ci"}}, sendAll,
 			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111"},
 			`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":"` + role111 + `"},"Action":"sqs:*","Resource":"*"}]}`, nil, Denied},
