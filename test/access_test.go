@@ -297,6 +297,21 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 				"NotPrincipal": map[string]any{"AWS": []any{contract.HandlerRoleARN("aws", "111111111111", "space"), contract.HandlerRoleARN("aws", "111111111111", "bitmaps"),
 					contract.HandlerRoleARN("aws", "222222222222", "ledger"), "arn:aws:iam::111111111111:root", "arn:aws:iam::222222222222:root"}}})
 		}, cellKey{"handler/space", "sqs:SendMessage", "response-queue"}},
+		{"the response queue's TLS-only deny removed", func(t *testing.T, tpls map[string]template) {
+			// Every cell is also asked without TLS: the reader's receive over
+			// plain HTTP must stay denied.
+			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "RosterSendResponses")
+			var keep []any
+			for _, st := range doc["Statement"].([]any) {
+				if b, _ := json.Marshal(st.(map[string]any)["Condition"]); !strings.Contains(string(b), "aws:SecureTransport") {
+					keep = append(keep, st)
+				}
+			}
+			if len(keep) == len(doc["Statement"].([]any)) {
+				t.Fatal("the response queue's policy has no TLS-only deny")
+			}
+			doc["Statement"] = keep
+		}, cellKey{"account-service", "sqs:ReceiveMessage(plain-http)", "response-queue"}},
 		{"a publisher pattern with [ (a literal in IAM, not a class)", func(t *testing.T, tpls map[string]template) {
 			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SNS::TopicPolicy", "OnlyPublishersPublish")
 			for _, s := range doc["Statement"].([]any) {

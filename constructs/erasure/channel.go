@@ -276,6 +276,9 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	}
 	topic := lockedTopic(ch.Topic)
 	topic.administeredBy(channelpolicy.Topic, admins, channelpolicy.TopicData)
+	// SNS answers over plain HTTP too, and the topic's EnforceSSL denies only
+	// sns:Publish without TLS: every other action is denied here.
+	topic.deny("EveryActionOverTLSOnly", nil, []string{"sns:Publish"}, map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}})
 	topicKey := lockedKey(ch.TopicKey)
 	topicKey.administeredBy(channelpolicy.TopicKey, admins, channelpolicy.KeyUse)
 	if len(props.Publishers) > 0 {

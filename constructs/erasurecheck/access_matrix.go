@@ -43,6 +43,7 @@ type AccessMatrix struct {
 	topicIdents    []string
 	storeNames     []string
 	endpointOf     map[int]*endpoint // cell index -> its sns:Subscribe endpoint
+	plain          map[int]bool      // cell index -> asked without TLS (plainCell)
 	// witnessAccounts are the accounts with witnesses, the unnamed one first.
 	witnessAccounts []string
 	everyAccount    bool // Config.EveryAccount
@@ -98,6 +99,9 @@ func (m *AccessMatrix) requestOf(i int) iameval.Request {
 		action = action[:j]
 	}
 	q := m.a.request(m.principals[c.Principal], action, m.targets[c.Resource])
+	if m.plain[i] {
+		q.Ctx["aws:securetransport"] = []string{"false"}
+	}
 	if e := m.endpointOf[i]; e != nil {
 		q.Ctx["sns:protocol"] = []string{e.protocol}
 		q.Ctx["sns:endpoint"] = e.values

@@ -111,7 +111,7 @@ func lockdownCells(k channelpolicy.Kind, action string) bool {
 // matrixOf is matrixFor with only the cells only admits (all, when nil).
 func (a *assembly) matrixOf(stores []Store, cfg Config, only func(channelpolicy.Kind, string) bool) *AccessMatrix {
 	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{},
-		handlers: map[string]*principal{}, endpointOf: map[int]*endpoint{}, decl: declared{roster: map[string]bool{}, rosterAccounts: map[string]bool{}}}
+		handlers: map[string]*principal{}, endpointOf: map[int]*endpoint{}, plain: map[int]bool{}, decl: declared{roster: map[string]bool{}, rosterAccounts: map[string]bool{}}}
 	m.findTargets(stores, cfg)
 	m.findPrincipals(stores)
 	m.only = only
@@ -819,6 +819,9 @@ func (m *AccessMatrix) evaluateAll() {
 				candidatesOf[ti], asksOf[ti] = candidates, subscribers.asks
 			default:
 				cells += len(candidates)
+				if plainHTTP[t.kind] {
+					cells += len(candidates)
+				}
 			}
 		}
 	}
@@ -827,6 +830,14 @@ func (m *AccessMatrix) evaluateAll() {
 		t := m.targets[tname]
 		for _, p := range candidatesOf[ti] {
 			base := m.a.request(p, "", t)
+			plain := base
+			if plainHTTP[t.kind] {
+				plain.Ctx = make(map[string][]string, len(base.Ctx))
+				for k, v := range base.Ctx {
+					plain.Ctx[k] = v
+				}
+				plain.Ctx["aws:securetransport"] = []string{"false"}
+			}
 			onlySubscribes := asksOf[ti] != nil && !asksOf[ti](p, nil)
 			for _, action := range channelpolicy.Catalogue[t.kind] {
 				if m.only != nil && !m.only(t.kind, action) || onlySubscribes && action != "sns:Subscribe" {
@@ -852,9 +863,30 @@ func (m *AccessMatrix) evaluateAll() {
 					continue
 				}
 				m.cell(p, q, t, nil)
+				if plainHTTP[t.kind] {
+					m.plainCell(p, plain.WithLowerAction(action, lowerActions[action]), t)
+				}
 			}
 		}
 	}
+}
+
+// plainHTTP are the kinds whose service also answers over plain HTTP (SQS,
+// SNS, S3; KMS answers over TLS only): each of their cells is asked again
+// without TLS, where the channel needs every request denied.
+var plainHTTP = map[channelpolicy.Kind]bool{
+	channelpolicy.Topic: true, channelpolicy.Queue: true, channelpolicy.DeadLetters: true, channelpolicy.ResponseQueue: true,
+	channelpolicy.ResponseDLQ: true, channelpolicy.Bucket: true, channelpolicy.BucketObjects: true,
+}
+
+// plainHTTPLabel marks a cell asked without TLS: sqs:SendMessage(plain-http).
+const plainHTTPLabel = "(plain-http)"
+
+// plainCell is the cell of q asked without TLS: the channel needs it denied.
+func (m *AccessMatrix) plainCell(p *principal, q iameval.Request, t *target) {
+	v := iameval.Evaluate(q)
+	m.Cells = append(m.Cells, Cell{Principal: p.name, Class: p.class, Action: q.Action + plainHTTPLabel, Resource: t.name, Want: Denied, Got: v.Decision, Because: v.Because})
+	m.plain[len(m.Cells)-1] = true
 }
 
 // subscriberClasses chooses the witnesses a subscription to one endpoint
