@@ -20,6 +20,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/constructs/erasuretest"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
@@ -297,6 +298,23 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 				"NotPrincipal": map[string]any{"AWS": []any{contract.HandlerRoleARN("aws", "111111111111", "space"), contract.HandlerRoleARN("aws", "111111111111", "bitmaps"),
 					contract.HandlerRoleARN("aws", "222222222222", "ledger"), "arn:aws:iam::111111111111:root", "arn:aws:iam::222222222222:root"}}})
 		}, cellKey{"handler/space", "sqs:SendMessage", "response-queue"}},
+		{"the answer lock exempts the channel account's root user", func(t *testing.T, tpls map[string]template) {
+			// The root user is a class of its own: no role witness stands for it.
+			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "OnlyRosterHandlersAnswer")
+			for _, st := range doc["Statement"].([]any) {
+				sm := st.(map[string]any)
+				if sm["Sid"] != "OnlyRosterHandlersAnswer" {
+					continue
+				}
+				for _, block := range sm["Condition"].(map[string]any) {
+					for k, v := range block.(map[string]any) {
+						if strings.EqualFold(k, "aws:PrincipalArn") {
+							block.(map[string]any)[k] = append(iameval.ListOf(v), "arn:aws:iam::111111111111:root")
+						}
+					}
+				}
+			}
+		}, cellKey{"root/111111111111", "sqs:SendMessage", "response-queue"}},
 		{"the response queue's TLS-only deny removed", func(t *testing.T, tpls map[string]template) {
 			// Every cell is also asked without TLS: the reader's receive over
 			// plain HTTP must stay denied.

@@ -49,6 +49,8 @@ const (
 	ErasureTopicSNS         = "sns/erasure-topic"
 	otherTopicSNSName       = "sns/another-topic/" // + account
 	otherPrincipal          = "other/"             // + account: any unnamed principal of it
+	rootPrincipal           = "root/"              // + account: its root user
+	federatedPrincipal      = "federated/"         // + account: a federated user of it
 	adminPrincipal          = "admin/"             // + account: its administrators' region
 	patternPrincipal        = "pattern/"           // + account + "/" + instance
 	servicePrincipal        = "service/"           // + service + "/" + account
@@ -67,6 +69,8 @@ const (
 	classRole      = "app-role"
 	classAdmin     = "administrators"
 	classOther     = "any-other-principal"
+	classRoot      = "account-root"
+	classFederated = "federated-user"
 	classPattern   = "pattern-region"
 	classService   = "service"
 	classTopicSNS  = "erasure-topic-sns"
@@ -331,6 +335,13 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 		}
 		arn := witnessARN("arn:aws:iam::"+iameval.OrStar(acct)+":role/erasure-witness", patterns, known)
 		m.addPrincipal(&principal{name: otherPrincipal + orLabel(label), class: classOther, Principal: iameval.Principal{Account: acct, Aliases: []string{arn}, Identity: everything}})
+		// The account's root user, and a federated user of it: principals a
+		// lock can name (or forget) that are no role. Both may do anything
+		// their account allows, and the channel needs nothing of them.
+		m.addPrincipal(&principal{name: rootPrincipal + orLabel(label), class: classRoot, Principal: iameval.Principal{Account: acct,
+			Aliases: []string{"arn:aws:iam::" + iameval.OrStar(acct) + ":root"}, Identity: everything}})
+		m.addPrincipal(&principal{name: federatedPrincipal + orLabel(label), class: classFederated, Principal: iameval.Principal{Account: acct,
+			Aliases: []string{"arn:aws:sts::" + iameval.OrStar(acct) + ":federated-user/erasure-witness"}, Identity: everything}})
 		m.addPrincipal(witnessTopicSNS(otherTopicSNSName+orLabel(label), acct, region))
 		for _, svc := range cfnmodel.SortedKeys(services) {
 			if svc == "sns.amazonaws.com" {
@@ -967,7 +978,8 @@ func witnessKind(w *principal) string {
 
 // accountWitness are the classes of witness that stand for an account:
 // a resource asks those of one account of each class (accountClasses).
-var accountWitness = map[string]bool{classOther: true, classOtherSNS: true, classService: true, classAdmin: true, classPattern: true}
+var accountWitness = map[string]bool{classOther: true, classOtherSNS: true, classService: true, classAdmin: true, classPattern: true,
+	classRoot: true, classFederated: true}
 
 // lowerActions are the catalogue's actions in lower case, once.
 var lowerActions = func() map[string]string {
