@@ -744,6 +744,10 @@ func (m *AccessMatrix) evaluateAll() {
 	// Every target's candidates first, so that the cells are allocated once.
 	candidatesOf := make([][]*principal, len(m.order))
 	endpointsOf := make([][]*endpoint, len(m.order))
+	askPlain := make([]bool, len(m.order))
+	for ti, tname := range m.order {
+		askPlain[ti] = m.only == nil && m.tlsOnly(m.targets[tname])
+	}
 	asksOf := make([]func(*principal, *endpoint) bool, len(m.order))
 	cells := 0
 	for ti, tname := range m.order {
@@ -830,7 +834,7 @@ func (m *AccessMatrix) evaluateAll() {
 				candidatesOf[ti], asksOf[ti] = candidates, subscribers.asks
 			default:
 				cells += len(candidates)
-				if plainHTTP[t.kind] {
+				if askPlain[ti] {
 					cells += len(candidates)
 				}
 			}
@@ -842,7 +846,7 @@ func (m *AccessMatrix) evaluateAll() {
 		for _, p := range candidatesOf[ti] {
 			base := m.a.request(p, "", t)
 			plain := base
-			if plainHTTP[t.kind] {
+			if askPlain[ti] {
 				plain.Ctx = make(map[string][]string, len(base.Ctx))
 				for k, v := range base.Ctx {
 					plain.Ctx[k] = v
@@ -874,7 +878,7 @@ func (m *AccessMatrix) evaluateAll() {
 					continue
 				}
 				m.cell(p, q, t, nil)
-				if plainHTTP[t.kind] {
+				if askPlain[ti] {
 					m.plainCell(p, plain.WithLowerAction(action, lowerActions[action]), t)
 				}
 			}
@@ -883,11 +887,37 @@ func (m *AccessMatrix) evaluateAll() {
 }
 
 // plainHTTP are the kinds whose service also answers over plain HTTP (SQS,
-// SNS, S3; KMS answers over TLS only): each of their cells is asked again
-// without TLS, where the channel needs every request denied.
+// SNS, S3; KMS answers over TLS only): each cell of a resource held to TLS
+// (tlsOnly) is asked again without it, where the channel needs every request
+// denied. The check without Config.Access asks only the lockdown's cells.
 var plainHTTP = map[channelpolicy.Kind]bool{
 	channelpolicy.Topic: true, channelpolicy.Queue: true, channelpolicy.DeadLetters: true, channelpolicy.ResponseQueue: true,
 	channelpolicy.ResponseDLQ: true, channelpolicy.Bucket: true, channelpolicy.BucketObjects: true,
+}
+
+// tlsOnly says whether t is held to TLS: a resource of a kind whose service
+// answers over plain HTTP, that the channel's constructs locked (their kind
+// metadata: they always deny requests without TLS) or whose policy itself
+// names aws:SecureTransport. A hand-rolled store that declares no TLS lock is
+// not asked to have one; one that declares it is held to it whole.
+func (m *AccessMatrix) tlsOnly(t *target) bool {
+	if !plainHTTP[t.kind] {
+		return false
+	}
+	if t.t != nil && t.t.Resources[t.id].Metadata[channelpolicy.KindMetadataKey] != nil {
+		return true
+	}
+	for _, s := range t.Policy {
+		for _, block := range s.Condition {
+			bm, _ := block.(map[string]any)
+			for k := range bm {
+				if strings.EqualFold(k, "aws:SecureTransport") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // plainHTTPLabel marks a cell asked without TLS: sqs:SendMessage(plain-http).

@@ -53,6 +53,9 @@ type Handler struct {
 // Stats count what the poller did.
 type Stats struct {
 	Invocations, FunctionErrors, Deleted, Retried int
+	// PollErrors counts receives and deletes the queue refused: the poller
+	// waits a second and goes on, as Lambda's event source mapping retries.
+	PollErrors int
 }
 
 // Running is a started handler.
@@ -218,7 +221,8 @@ func (r *Running) poll(ctx context.Context, q *sqs.Client, st Store, invokeURL, 
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("deployed: receiving from the queue of %s: %w", st.Name, err)
+			r.pollFailed(ctx)
+			continue
 		}
 		if len(out.Messages) == 0 {
 			continue
@@ -246,8 +250,12 @@ func (r *Running) poll(ctx context.Context, q *sqs.Client, st Store, invokeURL, 
 				r.mu.Unlock()
 				continue
 			}
-			if _, err := q.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(st.QueueURL), ReceiptHandle: m.ReceiptHandle}); err != nil && ctx.Err() == nil {
-				return fmt.Errorf("deployed: deleting from the queue of %s: %w", st.Name, err)
+			if _, err := q.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(st.QueueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				r.pollFailed(ctx) // the record comes back after its visibility timeout
+				continue
 			}
 			r.mu.Lock()
 			r.stats.Deleted++
@@ -255,6 +263,18 @@ func (r *Running) poll(ctx context.Context, q *sqs.Client, st Store, invokeURL, 
 		}
 	}
 	return nil
+}
+
+// pollFailed counts a refused receive or delete and waits a second: a busy
+// engine (a hundred pollers on one emulator) must not stop a poller for good.
+func (r *Running) pollFailed(ctx context.Context) {
+	r.mu.Lock()
+	r.stats.PollErrors++
+	r.mu.Unlock()
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Second):
+	}
 }
 
 func record(m sqstypes.Message, queueArn, region string) events.SQSMessage {
