@@ -161,25 +161,6 @@ func TestRefusedAnswersAlarmAndRosterMetadata(t *testing.T) {
 	if !conflicts {
 		t.Error("no alarm on ErasureAnswersConflicting (Code CONFLICTING_ANSWER, >= 1)")
 	}
-	// The table's TTL: a receipted request's rounds and answers expire.
-	_, table := app["ErasureLedger"].one(t, "AWS::DynamoDB::Table")
-	if ttl, _ := json.Marshal(table["TimeToLiveSpecification"]); string(ttl) != `{"AttributeName":"`+contract.LedgerExpireAttribute+`","Enabled":true}` {
-		t.Errorf("the ledger's table TTL is %s", ttl)
-	}
-	// One sweeper at a time on AWS.
-	sweepers := 0
-	for _, f := range app["ErasureLedger"].resources("AWS::Lambda::Function") {
-		p := f["Properties"].(map[string]interface{})
-		if env, _ := json.Marshal(p["Environment"]); strings.Contains(string(env), `"sweeper"`) {
-			sweepers++
-			if p["ReservedConcurrentExecutions"] != 1.0 {
-				t.Errorf("the sweeper's reserved concurrency is %v, want 1", p["ReservedConcurrentExecutions"])
-			}
-		}
-	}
-	if sweepers != 1 {
-		t.Errorf("%d sweeper functions, want 1", sweepers)
-	}
 	_, dash := app["ErasureOperations"].one(t, "AWS::CloudWatch::Dashboard")
 	body, _ := json.Marshal(dash["DashboardBody"])
 	if !strings.Contains(string(body), "Answers refused") || !strings.Contains(string(body), "RefusedAnswersAlarm") || !strings.Contains(string(body), "ConflictingAnswersAlarm") {

@@ -19,25 +19,8 @@ import (
 // completeSome records, answers and sweeps n ERASE requests to completion.
 func completeSome(t *testing.T, l *ledger.Ledger, clk *clock, n int) []string {
 	t.Helper()
-	ctx := context.Background()
-	pub := publisher.New(nil, "arn:aws:sns:eu-west-1:111111111111:erasure-topic", publisher.WithClock(clk.Now))
-	roster := publisher.Roster{"space": roleOf("space"), "bitmaps": roleOf("bitmaps")}
-	r := &ledger.Reader{Ledger: l, Roster: roster}
-	var ids []string
-	for i := 0; i < n; i++ {
-		req := pub.NewErase(contract.KeyAccount, "acct-receipt")
-		if _, err := l.Publish(ctx, &sent{}, req, roster.Stores()); err != nil {
-			t.Fatal(err)
-		}
-		for _, st := range roster.Stores() {
-			b, _ := contract.EncodeResponse(contract.AnswerFor(req, st, "DONE"))
-			if _, err := r.Handle(ctx, b, contract.HandlerSenderID(roster[st].RoleID, roster[st].Session), req.RequestID+st); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ids = append(ids, req.RequestID)
-	}
-	if rep, err := l.Sweep(ctx, &sent{}); err != nil || rep.Receipts != n {
+	ids := answerAll(t, l, clk, n)
+	if rep, err := l.Sweep(context.Background(), &sent{}); err != nil || rep.Receipts != n {
 		t.Fatalf("sweep: %+v %v", rep, err)
 	}
 	return ids

@@ -28,7 +28,7 @@ func answerAll(t *testing.T, l *ledger.Ledger, clk *clock, n int) []string {
 	r := &ledger.Reader{Ledger: l, Roster: roster}
 	var ids []string
 	for i := 0; i < n; i++ {
-		req := pub.NewErase(contract.KeyAccount, "acct-sweepers")
+		req := pub.NewErase(contract.KeyAccount, "acct-receipt")
 		if _, err := l.Publish(ctx, &sent{}, req, roster.Stores()); err != nil {
 			t.Fatal(err)
 		}
