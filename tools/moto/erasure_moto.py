@@ -810,6 +810,21 @@ def _publish_to_queue_account(self, *args, **kwargs):
 
 sns_models.Subscription.publish = _publish_to_queue_account
 
+
+def _publish_to_every_subscription(self, message, subject=None, message_attributes=None, group_id=None,
+                                   deduplication_id=None, message_structure=None):
+    """Topic.publish of moto 5.2.1, delivering to every subscription: moto's own takes only the first page of
+    list_subscriptions_by_topic (100), so a topic of more than 100 stores left the rest without their requests."""
+    message_id = str(sns_models.mock_random.uuid4())
+    for subscription in self.sns_backend._get_topic_subscriptions(self):
+        subscription.publish(message, message_id, subject=subject, message_attributes=message_attributes,
+                             group_id=group_id, deduplication_id=deduplication_id, message_structure=message_structure)
+    self.sent_notifications.append((message_id, message, subject, message_attributes, group_id))
+    return message_id
+
+
+sns_models.Topic.publish = _publish_to_every_subscription
+
 # moto would invoke a mapping's function itself on each arrival (in Docker), consuming a receive: the mapping
 # stays as deployed, and the deploy-local poller plays it.
 if os.environ.get("ERASURE_MOTO_INVOKE_MAPPINGS") != "1":
