@@ -286,3 +286,10 @@ func (l *Ledger) emit(metric, code string) {
 
 // Table is the ledger's table name.
 func (l *Ledger) Table() string { return l.table }
+
+// WithAPI returns a ledger like l (its table, secrets, vault, constants and
+// clock) that calls DynamoDB through db: an instrumented or fault-injecting
+// client.
+func (l *Ledger) WithAPI(db API) *Ledger {
+	return &Ledger{db: db, table: l.table, secret: l.secret, signer: l.signer, linger: l.linger, vault: l.vault, c: l.c, now: l.now, metrics: l.metrics}
+}

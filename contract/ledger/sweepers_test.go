@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"math/rand/v2"
 	"sync"
@@ -108,6 +109,107 @@ func TestConcurrentSweepersAppendOneReceiptEach(t *testing.T) {
 			t.Errorf("round %d: receipts of %d requests, %d completed", round, len(got), len(ids))
 		}
 		if rep, err := l.Verify(ctx, verifier); err != nil || rep.Receipts != len(ids) {
+			t.Errorf("round %d: the log: %+v %v", round, rep, err)
+		}
+	}
+}
+
+var errCrashed = errors.New("the sweeper's process died")
+
+// crashingDB is one sweeper's view of the table that dies after budget calls:
+// from then on every call fails, and the call it dies on has already been
+// applied when applied is set (a crash after the write, before its answer).
+type crashingDB struct {
+	ledger.API
+	mu      sync.Mutex
+	budget  int
+	applied bool
+}
+
+func (c *crashingDB) alive() (ok, apply bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.budget--
+	if c.budget >= 0 {
+		return true, true
+	}
+	return false, c.budget == -1 && c.applied
+}
+
+func (c *crashingDB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	ok, apply := c.alive()
+	if !ok {
+		if apply {
+			_, _ = c.API.PutItem(ctx, in, o...)
+		}
+		return nil, errCrashed
+	}
+	return c.API.PutItem(ctx, in, o...)
+}
+
+func (c *crashingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	ok, apply := c.alive()
+	if !ok {
+		if apply {
+			_, _ = c.API.UpdateItem(ctx, in, o...)
+		}
+		return nil, errCrashed
+	}
+	return c.API.UpdateItem(ctx, in, o...)
+}
+
+func (c *crashingDB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if ok, _ := c.alive(); !ok {
+		return nil, errCrashed
+	}
+	return c.API.GetItem(ctx, in, o...)
+}
+
+func (c *crashingDB) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if ok, _ := c.alive(); !ok {
+		return nil, errCrashed
+	}
+	return c.API.Query(ctx, in, o...)
+}
+
+// TestCrashingSweepersAppendOneReceiptEach: sweepers run at once over the
+// same completed requests and die at random points of their appends (before a
+// write, or after it was applied and before its answer); healthy sweeps then
+// finish what they left. Every completed request ends with exactly one
+// receipt, read back through the DynamoDB API, in a log whose records are all
+// the ledger's and whose head verifies.
+func TestCrashingSweepersAppendOneReceiptEach(t *testing.T) {
+	ctx := context.Background()
+	db := dynamo(t)
+	rng := rand.New(rand.NewPCG(*sweepersSeed, 32))
+	for round := 0; round < 4; round++ {
+		clk := newClock()
+		healthy, verifier := newLedger(t, db, clk.Now)
+		ids := answerAll(t, healthy, clk, 6+rng.IntN(10))
+		var wg sync.WaitGroup
+		crashers := 2 + rng.IntN(4)
+		for i := 0; i < crashers; i++ {
+			cdb := &crashingDB{API: db, budget: rng.IntN(120), applied: rng.IntN(2) == 0}
+			l := healthy.WithAPI(cdb)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _ = l.Sweep(ctx, &sent{}) // it dies part way: its error is the crash
+			}()
+		}
+		wg.Wait()
+		for range 3 {
+			if _, err := healthy.Sweep(ctx, &sent{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := receiptsByRequest(t, db, healthy.Table())
+		for _, id := range ids {
+			if got[id] != 1 {
+				t.Errorf("round %d (%d crashing sweepers): a completed request has %d receipts, want 1", round, crashers, got[id])
+			}
+		}
+		if rep, err := healthy.VerifyWith(ctx, verifier, ledger.VerifyOptions{Authenticate: true}); err != nil || rep.Receipts != len(ids) || rep.Completed != len(ids) {
 			t.Errorf("round %d: the log: %+v %v", round, rep, err)
 		}
 	}
