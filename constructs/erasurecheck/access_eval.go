@@ -23,6 +23,7 @@ type assembly struct {
 	*cfnmodel.Assembly
 	roleStmts map[string][]statement // roleStatements, once per role
 	roles     map[string]*principal  // appRole, once per role
+	readers   *readerIndex           // the app's possible queue readers, once (readerIndexOf)
 }
 
 // principal is who makes a request, as the matrix names and classes it.

@@ -181,31 +181,33 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 	for _, fn := range s.functions {
 		handlerRoles[a.Ident(fn.t, fn.t.Resources[fn.id].Properties["Role"])] = true
 	}
-	appNames := map[string]bool{} // every name of an app role, asked with its own policies
-	for _, rt := range a.Templates {
-		for _, id := range rt.IDs() {
-			r := rt.Resources[id]
-			switch r.Type {
-			case "AWS::Pipes::Pipe":
-				if iameval.CoversAny(a.Ident(rt, r.Properties["Source"]), queue.Aliases) {
-					f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "EventBridge Pipe %s reads the queue: the check cannot judge its timeout against the visibility timeout nor its partial failures; consume the queue only with the handler's Lambda event source", id)
-				}
-			case "AWS::IAM::Role":
-				for _, al := range a.appRole(rt, id).Aliases {
-					appNames[al] = true
-				}
-				if handlerRoles[cfnmodel.ResIdent(rt, id)] {
-					continue
-				}
-				if a.decide(a.appRole(rt, id), "sqs:ReceiveMessage", queue).Decision == Allowed {
-					f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "role %s (stack %s) may sqs:ReceiveMessage from the queue but is not the role of a function with an event source on it: a poller the check cannot judge would take requests from the handler; remove the grant", id, rt.Stack)
-				}
-			case "AWS::IAM::User", "AWS::IAM::Group":
-				p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(rt, id)}, Account: rt.Account, Identity: a.identityStatements(rt, id)}}
-				if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
-					f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "%s %s (stack %s) may sqs:ReceiveMessage from the queue: a reader the check cannot judge would take requests from the handler; remove the grant", strings.TrimPrefix(r.Type, "AWS::IAM::"), id, rt.Stack)
-				}
-			}
+	ix := a.readerIndexOf()
+	appNames := ix.appNames // every name of an app role, asked with its own policies
+	for _, pipe := range ix.pipes {
+		if iameval.CoversAny(a.Ident(pipe.t, pipe.t.Resources[pipe.id].Properties["Source"]), queue.Aliases) {
+			f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "EventBridge Pipe %s reads the queue: the check cannot judge its timeout against the visibility timeout nor its partial failures; consume the queue only with the handler's Lambda event source", pipe.id)
+		}
+	}
+	// A role is allowed only by an Allow: of its identity reaching the queue,
+	// or of the queue's policy. Without an Allow of ReceiveMessage in the
+	// queue's policy, only the roles whose identity allows it on the queue
+	// are asked; every other role is denied without asking.
+	policyAllows := false
+	for _, st := range queue.Policy {
+		policyAllows = policyAllows || strings.EqualFold(st.Effect, "Allow") && st.HasAction("sqs:ReceiveMessage")
+	}
+	for _, r := range ix.roles {
+		if handlerRoles[r.ident] || !policyAllows && !r.mayReceiveFrom(queue) {
+			continue
+		}
+		if a.decide(r.p, "sqs:ReceiveMessage", queue).Decision == Allowed {
+			f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "role %s (stack %s) may sqs:ReceiveMessage from the queue but is not the role of a function with an event source on it: a poller the check cannot judge would take requests from the handler; remove the grant", r.id, r.t.Stack)
+		}
+	}
+	for _, u := range ix.usersAndGroups {
+		p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(u.t, u.id)}, Account: u.t.Account, Identity: a.identityStatements(u.t, u.id)}}
+		if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
+			f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "%s %s (stack %s) may sqs:ReceiveMessage from the queue: a reader the check cannot judge would take requests from the handler; remove the grant", strings.TrimPrefix(u.t.Resources[u.id].Type, "AWS::IAM::"), u.id, u.t.Stack)
 		}
 	}
 	// Principals outside the app, as the queue policy draws them: each
@@ -270,6 +272,64 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 	}
 	fresh := freshAccount(accounts)
 	ask("*", "arn:aws:iam::"+fresh+":role/erasure-witness", fresh)
+}
+
+// readerIndex is what checkReaders asks of every store, read once: the
+// app's pipes, users and groups, and its roles with the identity statements
+// that allow sqs:ReceiveMessage.
+type readerIndex struct {
+	pipes, usersAndGroups []resourceRef
+	roles                 []readerRole
+	appNames              map[string]bool
+}
+
+type readerRole struct {
+	resourceRef
+	ident  string
+	p      *principal
+	allows []statement // its identity's Allows of sqs:ReceiveMessage
+}
+
+// mayReceiveFrom says whether one of the role's identity Allows of
+// sqs:ReceiveMessage reaches the queue (NotResource, a pattern or its ARN).
+func (r readerRole) mayReceiveFrom(queue *target) bool {
+	for _, st := range r.allows {
+		if st.Resource == nil && st.NotResource == nil || st.Covers(queue.Aliases) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *assembly) readerIndexOf() *readerIndex {
+	if a.readers != nil {
+		return a.readers
+	}
+	ix := &readerIndex{appNames: map[string]bool{}}
+	for _, rt := range a.Templates {
+		for _, id := range rt.IDs() {
+			switch rt.Resources[id].Type {
+			case "AWS::Pipes::Pipe":
+				ix.pipes = append(ix.pipes, resourceRef{rt, id})
+			case "AWS::IAM::User", "AWS::IAM::Group":
+				ix.usersAndGroups = append(ix.usersAndGroups, resourceRef{rt, id})
+			case "AWS::IAM::Role":
+				p := a.appRole(rt, id)
+				for _, al := range p.Aliases {
+					ix.appNames[al] = true
+				}
+				r := readerRole{resourceRef: resourceRef{rt, id}, ident: cfnmodel.ResIdent(rt, id), p: p}
+				for _, st := range p.Identity {
+					if strings.EqualFold(st.Effect, "Allow") && st.HasAction("sqs:ReceiveMessage") {
+						r.allows = append(r.allows, st)
+					}
+				}
+				ix.roles = append(ix.roles, r)
+			}
+		}
+	}
+	a.readers = ix
+	return ix
 }
 
 // describePrincipal names a principal without account-internal references.
