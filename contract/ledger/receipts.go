@@ -507,31 +507,16 @@ func openHead(signed, verifierKey string) (tlog.Tree, error) {
 // index names one inside the tree, whose record is its own: a log cut back
 // below a receipt fails (LOG_ROLLED_BACK). It scans the requests.
 func (l *Ledger) receiptsInside(ctx context.Context, recs []item, size int64) (int, error) {
-	db, ok := l.db.(Scanner)
-	if !ok {
-		return 0, fail("NO_SCAN", nil)
-	}
 	n := 0
-	var start item
-	for {
-		page, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(l.table), ExclusiveStartKey: start, ConsistentRead: aws.Bool(true),
-			FilterExpression: aws.String("SK = :r"), ExpressionAttributeValues: item{":r": s("REQ")}})
-		if err != nil {
-			return n, fail("READ_FAILED", err)
+	err := l.eachRequest(ctx, true, func(r Request) error {
+		if r.Status != StatusComplete || r.LogIndex < 0 {
+			return nil
 		}
-		for _, it := range page.Items {
-			r := requestOf(str(it, "PK")[len("REQ#"):], it)
-			if r.Status != StatusComplete || r.LogIndex < 0 {
-				continue
-			}
-			if int64(r.LogIndex) >= size || str(recs[r.LogIndex], "RequestId") != r.RequestID {
-				return n, fail("LOG_ROLLED_BACK", errors.New("a completed request's receipt is not inside the signed tree: the log was cut back"))
-			}
-			n++
+		if int64(r.LogIndex) >= size || str(recs[r.LogIndex], "RequestId") != r.RequestID {
+			return fail("LOG_ROLLED_BACK", errors.New("a completed request's receipt is not inside the signed tree: the log was cut back"))
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			return n, nil
-		}
-		start = page.LastEvaluatedKey
-	}
+		n++
+		return nil
+	})
+	return n, err
 }

@@ -22,47 +22,58 @@ type Counts struct {
 // Status reads every request's state. It scans the table (an operator's
 // command: the alarms, not this, watch a large ledger).
 func (l *Ledger) Status(ctx context.Context) (Counts, error) {
+	var st Counts
+	now := l.now()
+	err := l.eachRequest(ctx, false, func(r Request) error {
+		switch r.Status {
+		case StatusOpen, StatusExhausted:
+			if r.Status == StatusOpen {
+				st.Open++
+			} else {
+				st.Exhausted++
+			}
+			if !now.Before(r.DueBy.Add(-l.c.ErasureDeadlineWarning())) {
+				st.Overdue++
+			}
+			if st.OldestOpen == nil || r.ReceivedAt.Before(st.OldestOpen.ReceivedAt) {
+				rr := r
+				rr.Roster = nil
+				st.OldestOpen = &rr
+			}
+		case StatusComplete:
+			st.Complete++
+			if r.LogIndex < 0 {
+				st.AwaitingReceipt++
+			}
+		case StatusExpired:
+			st.Expired++
+		}
+		return nil
+	})
+	return st, err
+}
+
+// eachRequest scans the table's request items (consistently when asked),
+// calling fn on each until it returns an error.
+func (l *Ledger) eachRequest(ctx context.Context, consistent bool, fn func(Request) error) error {
 	db, ok := l.db.(Scanner)
 	if !ok {
-		return Counts{}, fail("NO_SCAN", nil)
+		return fail("NO_SCAN", nil)
 	}
-	var st Counts
 	var start item
-	now := l.now()
 	for {
-		page, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(l.table), ExclusiveStartKey: start,
+		page, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(l.table), ExclusiveStartKey: start, ConsistentRead: aws.Bool(consistent),
 			FilterExpression: aws.String("SK = :r"), ExpressionAttributeValues: item{":r": s("REQ")}})
 		if err != nil {
-			return st, fail("READ_FAILED", err)
+			return fail("READ_FAILED", err)
 		}
 		for _, it := range page.Items {
-			r := requestOf(str(it, "PK")[len("REQ#"):], it)
-			switch r.Status {
-			case StatusOpen, StatusExhausted:
-				if r.Status == StatusOpen {
-					st.Open++
-				} else {
-					st.Exhausted++
-				}
-				if !now.Before(r.DueBy.Add(-l.c.ErasureDeadlineWarning())) {
-					st.Overdue++
-				}
-				if st.OldestOpen == nil || r.ReceivedAt.Before(st.OldestOpen.ReceivedAt) {
-					rr := r
-					rr.Roster = nil
-					st.OldestOpen = &rr
-				}
-			case StatusComplete:
-				st.Complete++
-				if r.LogIndex < 0 {
-					st.AwaitingReceipt++
-				}
-			case StatusExpired:
-				st.Expired++
+			if err := fn(requestOf(str(it, "PK")[len("REQ#"):], it)); err != nil {
+				return err
 			}
 		}
 		if len(page.LastEvaluatedKey) == 0 {
-			return st, nil
+			return nil
 		}
 		start = page.LastEvaluatedKey
 	}
