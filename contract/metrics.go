@@ -55,6 +55,9 @@ const (
 	// write the table put a record at the log's next index.
 	MetricReceiptLogRefused = "ErasureReceiptLogRefused"
 	CodeLogForged           = "LOG_FORGED"
+	// CodeLogRolledBack (of MetricReceiptLogRefused): the table's log does
+	// not extend the head its anchor holds: it was restored or rewritten.
+	CodeLogRolledBack = "LOG_ROLLED_BACK"
 
 	CodeUnknownRequest = "UNKNOWN_REQUEST" // no request with this requestId was recorded
 	CodeUnknownRound   = "UNKNOWN_ROUND"   // the request has no such broadcast (sendNo)

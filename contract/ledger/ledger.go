@@ -33,6 +33,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -78,6 +79,13 @@ type Options struct {
 	// Signer signs the receipt log's tree heads (a note signer key, see
 	// GenerateLogKey). Required to append receipts.
 	Signer string
+	// Verifier is the signer's note verifier key: the sweeper checks the
+	// table's log against the anchor with it. Required with Anchor.
+	Verifier string
+	// Anchor, when set, receives every signed tree head, and each sweep
+	// first checks that the table's log extends the latest head it holds
+	// (on AWS, ErasureLedger's Object Lock bucket).
+	Anchor *Anchor
 	// Vault seals an open request's key for its re-broadcasts. Required.
 	Vault Vault
 	// Lingering is each store's lingering bound in days (a bitmap store's
@@ -94,16 +102,20 @@ type Options struct {
 
 // Ledger is the request ledger on one table.
 type Ledger struct {
-	db      API
-	table   string
-	secret  []byte
-	signer  string
-	linger  map[string]int
-	vault   Vault
-	c       contract.Constants
-	now     func() time.Time
-	metrics io.Writer
-	emitMu  sync.Mutex // one metric line at a time: the sweep emits from its workers
+	db       API
+	table    string
+	secret   []byte
+	signer   string
+	verifier string
+	anchor   *Anchor
+	linger   map[string]int
+	vault    Vault
+	c        contract.Constants
+	now      func() time.Time
+	metrics  io.Writer
+	// anchoredTo is the largest tree size this ledger wrote to its anchor.
+	anchoredTo atomic.Int64
+	emitMu     sync.Mutex // one metric line at a time: the sweep emits from its workers
 }
 
 // New returns a ledger on opts.Table.
@@ -117,7 +129,10 @@ func New(db API, opts Options) (*Ledger, error) {
 	if opts.Vault == nil {
 		return nil, errors.New("ledger: no vault to seal open requests' keys")
 	}
-	l := &Ledger{db: db, table: opts.Table, secret: opts.KeySecret, signer: opts.Signer, linger: opts.Lingering,
+	if opts.Anchor != nil && (opts.Anchor.API == nil || opts.Anchor.Bucket == "" || opts.Signer == "" || opts.Verifier == "") {
+		return nil, errors.New("ledger: an anchor needs its S3 client and bucket, and the log's signer and verifier keys")
+	}
+	l := &Ledger{db: db, table: opts.Table, secret: opts.KeySecret, signer: opts.Signer, verifier: opts.Verifier, anchor: opts.Anchor, linger: opts.Lingering,
 		vault: opts.Vault, c: contract.Channel(), now: time.Now, metrics: opts.Metrics}
 	if opts.Constants != nil {
 		l.c = *opts.Constants
@@ -291,5 +306,5 @@ func (l *Ledger) Table() string { return l.table }
 // clock) that calls DynamoDB through db: an instrumented or fault-injecting
 // client.
 func (l *Ledger) WithAPI(db API) *Ledger {
-	return &Ledger{db: db, table: l.table, secret: l.secret, signer: l.signer, linger: l.linger, vault: l.vault, c: l.c, now: l.now, metrics: l.metrics}
+	return &Ledger{db: db, table: l.table, secret: l.secret, signer: l.signer, verifier: l.verifier, anchor: l.anchor, linger: l.linger, vault: l.vault, c: l.c, now: l.now, metrics: l.metrics}
 }

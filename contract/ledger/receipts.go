@@ -312,10 +312,13 @@ func (l *Ledger) finishAppend(ctx context.Context, size int64, data []byte) erro
 	}
 	_, err = l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(logPK, "HEAD"),
 		UpdateExpression: aws.String("SET TreeSize = :n, Signed = :s"), ConditionExpression: aws.String(cond), ExpressionAttributeValues: vals})
-	if err != nil && !isConditionFailed(err) { // the head already covers it
+	if isConditionFailed(err) { // the head already covers it: its appender anchors it
+		return nil
+	}
+	if err != nil {
 		return fail("WRITE_FAILED", err)
 	}
-	return nil
+	return l.anchorPut(ctx, size+1, string(signed))
 }
 
 // VerifiedReceipt is a receipt with its place in the log, proved against the
@@ -386,6 +389,12 @@ type LogReport struct {
 	Head string
 	// Completed is the completed requests whose receipt lies inside the tree.
 	Completed int
+	// Anchored is the size of the latest head the anchor holds (with
+	// VerifyOptions.Anchor): the records past it are held by the table
+	// alone until the next sweep anchors them. AnchorInvalid counts the
+	// newer objects in the anchor that were no head of this ledger's.
+	Anchored      int64
+	AnchorInvalid int
 }
 
 // VerifyOptions are what a verifier brings besides the verifier key.
@@ -398,6 +407,9 @@ type VerifyOptions struct {
 	// ledger opened with its own secret can; a reader without it (erasurectl)
 	// checks the signed head and the hashes.
 	Authenticate bool
+	// Anchor is the ledger's anchor bucket: the log must extend the latest
+	// head it holds, and the anchor must hold one once the log has records.
+	Anchor *Anchor
 }
 
 // Verify checks the whole log: the tree head is signed by verifierKey, and the
@@ -416,16 +428,30 @@ func (l *Ledger) VerifyWith(ctx context.Context, verifierKey string, opts Verify
 	if err != nil {
 		return LogReport{}, err
 	}
-	var trusted *tlog.Tree
+	var trusted []tlog.Tree
 	if opts.TrustedHead != "" {
 		t, err := openHead(opts.TrustedHead, verifierKey)
 		if err != nil {
 			return LogReport{}, err
 		}
-		if t.N > tree.N {
-			return LogReport{}, fail("LOG_ROLLED_BACK", fmt.Errorf("the log's signed head covers %d records, fewer than the %d of the trusted head", tree.N, t.N))
+		trusted = append(trusted, t)
+	}
+	var anchored AnchoredHead
+	if opts.Anchor != nil {
+		h, ok, err := opts.Anchor.latest(ctx, verifierKey)
+		if err != nil {
+			return LogReport{}, err
 		}
-		trusted = &t
+		if !ok && tree.N > 0 {
+			return LogReport{}, fail("ANCHOR_EMPTY", errors.New("the anchor bucket holds no head signed by the verifier key: it is not this ledger's anchor, or the sweeper never wrote to it"))
+		}
+		anchored = h
+		trusted = append(trusted, h.Tree)
+	}
+	for _, t := range trusted {
+		if t.N > tree.N {
+			return LogReport{}, fail(CodeLogRolledBack, fmt.Errorf("the log's signed head covers %d records, fewer than the %d of a trusted head", tree.N, t.N))
+		}
 	}
 	recs, err := l.queryAll(ctx, logPK, "REC#")
 	if err != nil {
@@ -469,10 +495,10 @@ func (l *Ledger) VerifyWith(ctx context.Context, verifierKey string, opts Verify
 	if th != tree.Hash {
 		return LogReport{}, fail("LOG_TAMPERED", errors.New("the records do not hash to the signed tree head"))
 	}
-	if trusted != nil {
-		proof, err := tlog.ProveTree(tree.N, trusted.N, reader)
-		if err != nil || tlog.CheckTree(proof, tree.N, tree.Hash, trusted.N, trusted.Hash) != nil {
-			return LogReport{}, fail("LOG_ROLLED_BACK", errors.New("the log does not extend the trusted head: it was rolled back and rewritten, or forked"))
+	for _, t := range trusted {
+		proof, err := tlog.ProveTree(tree.N, t.N, reader)
+		if err != nil || tlog.CheckTree(proof, tree.N, tree.Hash, t.N, t.Hash) != nil {
+			return LogReport{}, fail(CodeLogRolledBack, errors.New("the log does not extend a trusted head: it was rolled back and rewritten, or forked"))
 		}
 	}
 	completed, err := l.receiptsInside(ctx, recs, tree.N)
@@ -483,7 +509,8 @@ func (l *Ledger) VerifyWith(ctx context.Context, verifierKey string, opts Verify
 	if err != nil {
 		return LogReport{}, err
 	}
-	return LogReport{Size: tree.N, Receipts: len(recs), Head: signed, Completed: completed}, nil
+	return LogReport{Size: tree.N, Receipts: len(recs), Head: signed, Completed: completed,
+		Anchored: anchored.Tree.N, AnchorInvalid: anchored.Invalid}, nil
 }
 
 // openHead opens a signed tree head under verifierKey.
@@ -513,7 +540,7 @@ func (l *Ledger) receiptsInside(ctx context.Context, recs []item, size int64) (i
 			return nil
 		}
 		if int64(r.LogIndex) >= size || str(recs[r.LogIndex], "RequestId") != r.RequestID {
-			return fail("LOG_ROLLED_BACK", errors.New("a completed request's receipt is not inside the signed tree: the log was cut back"))
+			return fail(CodeLogRolledBack, errors.New("a completed request's receipt is not inside the signed tree: the log was cut back"))
 		}
 		n++
 		return nil

@@ -50,6 +50,13 @@ func (r *SweepReport) add(o SweepReport) {
 func (l *Ledger) Sweep(ctx context.Context, pub Publisher) (SweepReport, error) {
 	var rep SweepReport
 	now := l.now()
+	// A log that does not extend its anchor's latest head was restored or
+	// rewritten: no receipt is appended to it (each counted as an error),
+	// while erasures go on.
+	anchored, anchorErr := int64(0), error(nil)
+	if l.anchor != nil && l.signer != "" {
+		anchored, anchorErr = l.checkAnchor(ctx)
+	}
 	for sh := 0; sh < pendingShards; sh++ {
 		for _, state := range []string{"OPEN", "WATCH", "RECEIPT"} {
 			items, err := l.duePending(ctx, fmt.Sprintf("%s#%02d", state, sh), stamp(now))
@@ -78,7 +85,10 @@ func (l *Ledger) Sweep(ctx context.Context, pub Publisher) (SweepReport, error) 
 						r.Overdue++
 						l.emit(contract.MetricRequestsOverdue, contract.CodeOverdue)
 					case "RECEIPT":
-						err = l.sweepReceipt(ctx, id, r)
+						err = anchorErr
+						if err == nil {
+							err = l.sweepReceipt(ctx, id, r)
+						}
 					}
 					if err != nil {
 						r.Errors++
@@ -92,6 +102,15 @@ func (l *Ledger) Sweep(ctx context.Context, pub Publisher) (SweepReport, error) 
 			}
 			for _, r := range reports {
 				rep.add(r)
+			}
+		}
+	}
+	if l.anchor != nil && l.signer != "" && anchorErr == nil {
+		// An append that stopped before the anchor is caught up here.
+		if err := l.anchorHead(ctx, anchored); err != nil {
+			rep.Errors++
+			if rep.LastError == nil {
+				rep.LastError = err
 			}
 		}
 	}
