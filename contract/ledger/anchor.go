@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/linn-cloud/erasure-channel/contract"
@@ -36,7 +37,7 @@ type Anchor struct {
 }
 
 // AnchorPrefix is where the anchor's heads are, one object per tree size.
-const AnchorPrefix = "tree-heads/"
+const AnchorPrefix = contract.LedgerAnchorPrefix
 
 // anchorKey is the object of the head of n records: keys sort by decreasing
 // size, so that the latest head is the first listed.
@@ -58,7 +59,9 @@ func anchorSize(key string) int64 {
 // again as a new version: under Object Lock versions are only ever added.
 func (a *Anchor) put(ctx context.Context, n int64, signed string) error {
 	_, err := a.API.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(a.Bucket), Key: aws.String(anchorKey(n)),
-		Body: strings.NewReader(signed), ContentType: aws.String("text/plain; charset=utf-8")})
+		Body: strings.NewReader(signed), ContentType: aws.String("text/plain; charset=utf-8"),
+		// S3 takes a write into an Object Lock bucket only with a checksum.
+		ChecksumAlgorithm: s3types.ChecksumAlgorithmSha256})
 	if err != nil {
 		return fail("ANCHOR_FAILED", fmt.Errorf("the tree head could not be written to the anchor bucket: %w", err))
 	}
@@ -152,31 +155,13 @@ func (l *Ledger) extends(ctx context.Context, size int64, tree tlog.Tree) bool {
 }
 
 // anchorHead writes the table's signed head to the anchor when it is newer
-// than what the anchor was last seen to hold: an append that stopped between
-// the table's head and the anchor's is caught up by the next sweep.
+// than what the anchor was last seen to hold.
 func (l *Ledger) anchorHead(ctx context.Context, anchored int64) error {
 	size, signed, err := l.head(ctx)
-	if err != nil || size <= anchored || size <= l.anchoredTo.Load() || signed == "" {
+	if err != nil || size <= anchored || signed == "" {
 		return err
 	}
-	return l.anchorPut(ctx, size, signed)
-}
-
-// anchorPut writes the signed head of n records to the ledger's anchor, if
-// it has one.
-func (l *Ledger) anchorPut(ctx context.Context, n int64, signed string) error {
-	if l.anchor == nil {
-		return nil
-	}
-	if err := l.anchor.put(ctx, n, signed); err != nil {
-		return err
-	}
-	for {
-		was := l.anchoredTo.Load()
-		if n <= was || l.anchoredTo.CompareAndSwap(was, n) {
-			return nil
-		}
-	}
+	return l.anchor.put(ctx, size, signed)
 }
 
 // AnchoredHead reads the latest head the ledger's anchor holds, signed by

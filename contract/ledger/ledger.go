@@ -33,7 +33,6 @@ import (
 	"io"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -113,9 +112,7 @@ type Ledger struct {
 	c        contract.Constants
 	now      func() time.Time
 	metrics  io.Writer
-	// anchoredTo is the largest tree size this ledger wrote to its anchor.
-	anchoredTo atomic.Int64
-	emitMu     sync.Mutex // one metric line at a time: the sweep emits from its workers
+	emitMu   sync.Mutex // one metric line at a time: the sweep emits from its workers
 }
 
 // New returns a ledger on opts.Table.

@@ -312,13 +312,10 @@ func (l *Ledger) finishAppend(ctx context.Context, size int64, data []byte) erro
 	}
 	_, err = l.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(l.table), Key: key(logPK, "HEAD"),
 		UpdateExpression: aws.String("SET TreeSize = :n, Signed = :s"), ConditionExpression: aws.String(cond), ExpressionAttributeValues: vals})
-	if isConditionFailed(err) { // the head already covers it: its appender anchors it
-		return nil
-	}
-	if err != nil {
+	if err != nil && !isConditionFailed(err) { // the head already covers it
 		return fail("WRITE_FAILED", err)
 	}
-	return l.anchorPut(ctx, size+1, string(signed))
+	return nil
 }
 
 // VerifiedReceipt is a receipt with its place in the log, proved against the

@@ -106,7 +106,9 @@ func (l *Ledger) Sweep(ctx context.Context, pub Publisher) (SweepReport, error) 
 		}
 	}
 	if l.anchor != nil && l.signer != "" && anchorErr == nil {
-		// An append that stopped before the anchor is caught up here.
+		// One write per sweep: the latest head covers every append before
+		// it, so the anchor lags the table by at most one sweep (a sweep
+		// that stopped before here is caught up by the next).
 		if err := l.anchorHead(ctx, anchored); err != nil {
 			rep.Errors++
 			if rep.LastError == nil {
