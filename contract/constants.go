@@ -40,6 +40,9 @@ type Constants struct {
 	// LedgerAnswerRetentionDays: the ledger keeps a request's answers and
 	// rounds this long after its receipt, then a DynamoDB TTL removes them.
 	LedgerAnswerRetentionDays int
+	// LedgerAnchorRetentionDays: the ledger's anchor bucket locks each
+	// signed tree head this long (Object Lock, compliance mode).
+	LedgerAnchorRetentionDays int
 
 	AWS AWSLimits
 }
@@ -177,6 +180,7 @@ func (c *Constants) fields() map[string]*int {
 		"maxBroadcasts":                               &c.MaxBroadcasts,
 		"erasureDeadlineWarningSeconds":               &c.ErasureDeadlineWarningSeconds,
 		"ledgerAnswerRetentionDays":                   &c.LedgerAnswerRetentionDays,
+		"ledgerAnchorRetentionDays":                   &c.LedgerAnchorRetentionDays,
 		"awsLimits.lambdaTimeoutMaxSeconds":           &c.AWS.LambdaTimeoutMaxSeconds,
 		"awsLimits.sqsDelayMaxSeconds":                &c.AWS.SQSDelayMaxSeconds,
 		"awsLimits.sqsVisibilityTimeoutMaxSeconds":    &c.AWS.SQSVisibilityTimeoutMaxSeconds,

@@ -203,4 +203,10 @@ const (
 	// environment, whose 4 KB it would outgrow.
 	EnvLedgerRosterPath = "ERASURE_LEDGER_ROSTER_PATH"
 	EnvLedgerTopicArn   = "ERASURE_TOPIC_ARN"
+	// EnvLedgerAnchorBucket is the sweeper's anchor bucket: every signed
+	// tree head of the receipt log is written there (ledger.Anchor).
+	EnvLedgerAnchorBucket = "ERASURE_LEDGER_ANCHOR_BUCKET"
+	// LedgerAnchorPrefix is where the anchor bucket holds the heads, one
+	// object per tree size.
+	LedgerAnchorPrefix = "tree-heads/"
 )

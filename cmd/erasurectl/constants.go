@@ -45,6 +45,7 @@ func constantRows(c contract.Constants) []constantRow {
 			c.MaxBroadcasts*R < c.ErasureDeadlineWarningSeconds),
 		row("erasureDeadlineWarningSeconds", c.ErasureDeadlineWarningSeconds, "", true),
 		row("ledgerAnswerRetentionDays", c.LedgerAnswerRetentionDays, "", true),
+		row("ledgerAnchorRetentionDays", c.LedgerAnchorRetentionDays, "", true),
 	}
 }
 
