@@ -330,6 +330,13 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 			}
 			doc["Statement"] = keep
 		}, cellKey{"account-service", "sqs:ReceiveMessage(plain-http)", "response-queue"}},
+		{"the ledger anchor's write lock removed and another account let write heads", func(t *testing.T, tpls map[string]template) {
+			// Whoever writes the anchor can plant heads: only the sweeper may.
+			doc := policyDoc(t, tpls["ErasureLedger"], "AWS::S3::BucketPolicy", "OnlyTheSweeperAnchors")
+			removeStatement(t, doc, "OnlyTheSweeperAnchors")
+			addStatement(t, doc, map[string]any{"Effect": "Allow", "Principal": map[string]any{"AWS": "arn:aws:iam::222222222222:root"},
+				"Action": "s3:PutObject", "Resource": "*"})
+		}, cellKey{"other/222222222222", "s3:PutObject", "ledger-anchor-objects"}},
 		{"a publisher pattern with [ (a literal in IAM, not a class)", func(t *testing.T, tpls map[string]template) {
 			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SNS::TopicPolicy", "OnlyPublishersPublish")
 			for _, s := range doc["Statement"].([]any) {

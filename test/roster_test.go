@@ -12,6 +12,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/constructs/erasuretest"
 
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
@@ -182,12 +183,14 @@ func TestRefusedAnswersAlarmAndRosterMetadata(t *testing.T) {
 // re-broadcasts, erasures near their deadline), and the dashboard shows them.
 func TestLedgerAlarms(t *testing.T) {
 	app := defaultApp(t)
-	byMetric := map[string]map[string]interface{}{}
+	byMetricCode := map[string]map[string]interface{}{} // metric/code
 	var refusals map[string]interface{}
 	for _, a := range app["ErasureChannel"].resources("AWS::CloudWatch::Alarm") {
 		p := a["Properties"].(map[string]interface{})
 		if name, ok := p["MetricName"].(string); ok {
-			byMetric[name] = p
+			for _, d := range p["Dimensions"].([]interface{}) {
+				byMetricCode[name+"/"+fmt.Sprint(d.(map[string]interface{})["Value"])] = p
+			}
 		}
 		if m, ok := p["Metrics"]; ok {
 			if b, _ := json.Marshal(m); strings.Contains(string(b), contract.CodeUnknownRound) {
@@ -195,9 +198,10 @@ func TestLedgerAlarms(t *testing.T) {
 			}
 		}
 	}
-	for metric, code := range map[string]string{contract.MetricRebroadcastsExhausted: contract.CodeExhausted, contract.MetricRequestsOverdue: contract.CodeOverdue,
-		contract.MetricReceiptLogRefused: contract.CodeLogForged} {
-		p := byMetric[metric]
+	for _, mc := range [][2]string{{contract.MetricRebroadcastsExhausted, contract.CodeExhausted}, {contract.MetricRequestsOverdue, contract.CodeOverdue},
+		{contract.MetricReceiptLogRefused, contract.CodeLogForged}, {contract.MetricReceiptLogRefused, contract.CodeLogRolledBack}} {
+		metric, code := mc[0], mc[1]
+		p := byMetricCode[metric+"/"+code]
 		dims, _ := json.Marshal(p["Dimensions"])
 		if p == nil || p["Threshold"] != 1.0 || string(dims) != `[{"Name":"Code","Value":"`+code+`"}]` {
 			t.Errorf("no alarm on %s (Code %s, >= 1): %v", metric, code, p)
@@ -230,6 +234,32 @@ func TestLedgerAlarms(t *testing.T) {
 	}
 	if sweepers != 1 {
 		t.Errorf("%d sweeper functions, want 1", sweepers)
+	}
+	// The receipt log's anchor: Object Lock in compliance mode for
+	// ledgerAnchorRetentionDays, versioned, and named to the sweeper; the
+	// sweeper may write and read heads there and delete nothing.
+	anchorID, anchor := "", map[string]interface{}{}
+	for id, b := range app["ErasureLedger"].resources("AWS::S3::Bucket") {
+		if b["Metadata"].(map[string]interface{})[channelpolicy.KindMetadataKey] == string(channelpolicy.LedgerAnchor) {
+			anchorID, anchor = id, b["Properties"].(map[string]interface{})
+		}
+	}
+	lock, _ := json.Marshal(anchor["ObjectLockConfiguration"])
+	want := fmt.Sprintf(`{"ObjectLockEnabled":"Enabled","Rule":{"DefaultRetention":{"Days":%d,"Mode":"COMPLIANCE"}}}`, contract.Channel().LedgerAnchorRetentionDays)
+	if anchorID == "" || anchor["ObjectLockEnabled"] != true || string(lock) != want || fmt.Sprint(anchor["VersioningConfiguration"]) != "map[Status:Enabled]" {
+		t.Errorf("the ledger's anchor is not locked in compliance mode for ledgerAnchorRetentionDays: %s %v", lock, anchor)
+	}
+	for _, f := range app["ErasureLedger"].resources("AWS::Lambda::Function") {
+		env, _ := json.Marshal(f["Properties"].(map[string]interface{})["Environment"])
+		if strings.Contains(string(env), `"sweeper"`) && !strings.Contains(string(env), `"`+contract.EnvLedgerAnchorBucket+`":{"Ref":"`+anchorID+`"}`) {
+			t.Errorf("the sweeper is not given the anchor: %s", env)
+		}
+	}
+	for id, p := range app["ErasureLedger"].resources("AWS::IAM::Policy") {
+		doc, _ := json.Marshal(p["Properties"].(map[string]interface{})["PolicyDocument"])
+		if strings.Contains(string(doc), anchorID) && strings.Contains(string(doc), "s3:Delete") {
+			t.Errorf("%s lets a ledger role delete from the anchor", id)
+		}
 	}
 	_, dash := app["ErasureOperations"].one(t, "AWS::CloudWatch::Dashboard")
 	body, _ := json.Marshal(dash["DashboardBody"])

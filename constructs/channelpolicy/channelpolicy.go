@@ -24,10 +24,15 @@ const (
 	Bucket        Kind = "bucket"         // a bitmap store's bucket
 	BucketObjects Kind = "bucket-objects" // the objects in it
 	BucketKey     Kind = "bucket-key"     // the bucket's key
+	// LedgerAnchor is the ledger's anchor bucket (Object Lock): the signed
+	// tree heads of its receipt log; LedgerAnchorObjects the heads in it.
+	LedgerAnchor        Kind = "ledger-anchor"
+	LedgerAnchorObjects Kind = "ledger-anchor-objects"
 )
 
 // Kinds lists every kind, in a stable order.
-var Kinds = []Kind{Topic, TopicKey, Queue, DeadLetters, QueueKey, ResponseQueue, ResponseDLQ, ResponseKey, Bucket, BucketObjects, BucketKey}
+var Kinds = []Kind{Topic, TopicKey, Queue, DeadLetters, QueueKey, ResponseQueue, ResponseDLQ, ResponseKey, Bucket, BucketObjects, BucketKey,
+	LedgerAnchor, LedgerAnchorObjects}
 
 // IsKey says whether resources of the kind are KMS keys.
 func (k Kind) IsKey() bool {
@@ -51,6 +56,10 @@ var (
 	// BucketList and ObjectData: what the bitmap library issues.
 	BucketList = []string{"s3:ListBucket", "s3:ListBucketVersions"}
 	ObjectData = []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:GetObjectVersion", "s3:DeleteObjectVersion", "s3:AbortMultipartUpload"}
+	// AnchorList and AnchorData: the ledger's sweeper lists the anchor's
+	// heads (every version) and writes and reads them; it deletes nothing.
+	AnchorList = []string{"s3:ListBucketVersions"}
+	AnchorData = []string{"s3:PutObject", "s3:GetObject", "s3:GetObjectVersion"}
 )
 
 // Catalogue is every action of the resource's service that reads, writes or
@@ -69,6 +78,9 @@ var Catalogue = map[Kind][]string{
 	Bucket:        bucketActions,
 	BucketObjects: objectActions,
 	BucketKey:     keyActions,
+	// The anchor is a bucket like the bitmap store's.
+	LedgerAnchor:        bucketActions,
+	LedgerAnchorObjects: objectActions,
 }
 
 var topicActions = []string{
@@ -134,11 +146,15 @@ func DefaultAdministrators(partition, account, region string) string {
 const (
 	// PublishersMetadataKey (on the topic): the declared publishers' ARNs.
 	PublishersMetadataKey = "erasure:publishers"
-	// ReadersMetadataKey (on the response queue): the declared readers' ARNs.
+	// ReadersMetadataKey (on the response queue): the declared readers' ARNs;
+	// on the ledger's anchor, its declared auditors'.
 	ReadersMetadataKey = "erasure:readers"
 	// AdministratorsMetadataKey (on every locked resource): the declared
 	// administrators' ARN patterns.
 	AdministratorsMetadataKey = "erasure:administrators"
+	// WritersMetadataKey (on the ledger's anchor): the ARN of the one role
+	// that writes it, the ledger's sweeper.
+	WritersMetadataKey = "erasure:writers"
 	// KindMetadataKey (on every locked resource): its Kind.
 	KindMetadataKey = "erasure:kind"
 )

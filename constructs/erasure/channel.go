@@ -98,6 +98,9 @@ type ErasureChannel struct {
 	// of its receipt log that it did not write (LOG_FORGED): the log grows no
 	// more until an operator removes the record.
 	ReceiptLogRefusedAlarm awscloudwatch.Alarm
+	// ReceiptLogRolledBackAlarm fires when the ledger's log does not extend
+	// the head its anchor holds (LOG_ROLLED_BACK).
+	ReceiptLogRolledBackAlarm awscloudwatch.Alarm
 
 	roster                      []RosterStore
 	publishers, responseReaders []string
@@ -188,8 +191,11 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	ch.ReceiptLogRefusedAlarm = alarm(this, "ReceiptLogRefusedAlarm",
 		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
 		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	ch.ReceiptLogRolledBackAlarm = alarm(this, "ReceiptLogRolledBackAlarm",
+		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
+		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	suppressAlarmActions(ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm,
-		ch.LedgerRefusedAnswersAlarm, ch.ExhaustedRebroadcastsAlarm, ch.OverdueRequestsAlarm, ch.ReceiptLogRefusedAlarm)
+		ch.LedgerRefusedAnswersAlarm, ch.ExhaustedRebroadcastsAlarm, ch.OverdueRequestsAlarm, ch.ReceiptLogRefusedAlarm, ch.ReceiptLogRolledBackAlarm)
 	suppress(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, ch.ResponseDeadLetterQueue)
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})

@@ -2,6 +2,7 @@ package erasure
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -13,11 +14,13 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsssm"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -55,6 +58,15 @@ type ErasureLedgerProps struct {
 	// LingeringDays is each bitmap store's bound on how long an erased id
 	// lingers in noncurrent versions, copied into its receipts.
 	LingeringDays map[string]int
+	// Administrators are the ARN patterns of the principals that deploy and
+	// administer the ledger's anchor: only they may take an action off its
+	// data path. Default: the CloudFormation execution role of CDK's default
+	// bootstrap in the ledger's account (channelpolicy.DefaultAdministrators).
+	Administrators []string
+	// Auditors are the ARNs (or patterns) of the principals that verify the
+	// receipt log against the anchor (erasurectl evidence verify --anchor)
+	// besides the administrators: they may list and read its heads.
+	Auditors []string
 	// Constants default to the channel constants.
 	Constants *contract.Constants
 }
@@ -72,6 +84,12 @@ type ErasureLedger struct {
 	// Secret is the ledger's root secret: the key digest's HMAC key, the
 	// vault's key and the receipt log's signing key are derived from it.
 	Secret awssecretsmanager.Secret
+	// Anchor is the receipt log's anchor: every signed tree head is written
+	// here by the sweeper, under Object Lock in compliance mode for
+	// ledgerAnchorRetentionDays, where nobody who can write the table (nor
+	// the account's root user) can delete or overwrite it. erasurectl
+	// evidence verify --anchor checks the table's log extends its latest head.
+	Anchor awss3.Bucket
 	// Reader records the response queue's answers; Sweeper publishes,
 	// re-broadcasts, expires and appends receipts.
 	Reader, Sweeper awslambda.Function
@@ -129,6 +147,26 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		},
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
 	})
+
+	// Heads hold a tree size and a hash, no personal data: the lock never
+	// stands in an erasure's way, and S3's own key encrypts them (a key the
+	// table's operators could disable would make the anchor unreadable).
+	l.Anchor = awss3.NewBucket(this, jsii.String("Anchor"), &awss3.BucketProps{
+		ObjectLockEnabled:          jsii.Bool(true),
+		ObjectLockDefaultRetention: awss3.ObjectLockRetention_Compliance(awscdk.Duration_Days(jsii.Number(c.LedgerAnchorRetentionDays))),
+		Versioned:                  jsii.Bool(true),
+		Encryption:                 awss3.BucketEncryption_S3_MANAGED,
+		BlockPublicAccess:          awss3.BlockPublicAccess_BLOCK_ALL(),
+		ObjectOwnership:            awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		EnforceSSL:                 jsii.Bool(true),
+		RemovalPolicy:              awscdk.RemovalPolicy_RETAIN,
+	})
+	suppress(map[string]string{
+		"AwsSolutions-S1":                           reasonAnchorAccessLogs,
+		"NIST.800.53.R5-S3BucketLoggingEnabled":     reasonAnchorAccessLogs,
+		"NIST.800.53.R5-S3BucketReplicationEnabled": reasonAnchorReplication,
+		"NIST.800.53.R5-S3DefaultEncryptionKMS":     reasonAnchorEncryption,
+	}, l.Anchor)
 
 	for n := range props.RoleIDs {
 		if !ch.hasStore(n) {
@@ -205,6 +243,29 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	// this keeps the table's writes and the re-broadcasts from doubling.
 	l.Sweeper.Node().DefaultChild().(awslambda.CfnFunction).SetReservedConcurrentExecutions(jsii.Number(1))
 	ch.Topic.GrantPublish(l.Sweeper)
+	// The anchor: the sweeper writes heads and reads the latest one back
+	// (every version, past any delete marker); it can delete nothing. It is
+	// locked as the channel's resources are: its administrators alone act
+	// off its data path, and the sweeper alone on it.
+	checkPrincipalArns(&problems, "ErasureLedger.administrators", props.Administrators, true)
+	checkPrincipalArns(&problems, "ErasureLedger.auditors", props.Auditors, true)
+	_, sweeperArn := LedgerPrincipals(*awscdk.Aws_PARTITION(), *st.Account())
+	admins := administratorsOr(this, props.Administrators)
+	anchor := lockedBucket(l.Anchor)
+	anchor.administeredBy(channelpolicy.LedgerAnchor, admins, anchorData)
+	anchor.onlyFrom("OnlyTheSweeperAnchors", []string{"s3:PutObject"}, []string{sweeperArn}, nil)
+	anchor.onlyFrom("OnlyTheSweeperAndAuditorsRead", anchorReads, append(append([]string{sweeperArn}, admins...), props.Auditors...), nil)
+	cfnAnchor := l.Anchor.Node().DefaultChild().(awscdk.CfnResource)
+	cfnAnchor.AddMetadata(jsii.String(channelpolicy.WritersMetadataKey), anyList([]string{sweeperArn}))
+	cfnAnchor.AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), anyList(props.Auditors))
+	l.Sweeper.AddEnvironment(jsii.String(contract.EnvLedgerAnchorBucket), l.Anchor.BucketName(), nil)
+	l.Sweeper.Role().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("s3:PutObject", "s3:GetObject", "s3:GetObjectVersion"),
+		Resources: jsii.Strings(*l.Anchor.BucketArn() + "/" + contract.LedgerAnchorPrefix + "*"),
+	}))
+	l.Sweeper.Role().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions: jsii.Strings("s3:ListBucketVersions"), Resources: jsii.Strings(*l.Anchor.BucketArn()),
+	}))
 	rule := awsevents.NewRule(this, jsii.String("SweepSchedule"), &awsevents.RuleProps{
 		Description: jsii.String("Erasure ledger: the sweeper, each publisher tick (publisherTickSeconds)"),
 		Schedule:    awsevents.Schedule_Rate(seconds(c.PublisherTickSeconds)),
@@ -222,6 +283,13 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	}
 	return l
 }
+
+// anchorData is the anchor's data path: listing its heads, writing and
+// reading them.
+var anchorData = append(append([]string{}, channelpolicy.AnchorList...), channelpolicy.AnchorData...)
+
+// anchorReads are the anchor's data-path actions but the write.
+var anchorReads = slices.DeleteFunc(slices.Clone(anchorData), func(a string) bool { return a == "s3:PutObject" })
 
 // rosterPages writes the roster into SSM parameters under l.RosterPath, each
 // page at most contract.SSMParameterValueMaxBytes with every role id counted at

@@ -40,8 +40,11 @@ type target struct {
 	kind   channelpolicy.Kind // what it is on the channel's path
 	store  string             // the store it belongs to, "" for the channel's own
 	admins []string           // the ARN patterns of its administrators
-	t      *template          // where it is
-	id     string             // its logical id
+	// writers and readers are a ledger anchor's declared sweeper and
+	// auditors (channelpolicy.WritersMetadataKey, ReadersMetadataKey).
+	writers, readers []string
+	t                *template // where it is
+	id               string    // its logical id
 }
 
 // decide asks the evaluator whether p may take action on r, with the

@@ -208,7 +208,37 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 	if len(m.decl.readers) == 0 {
 		m.decl.readers = m.decl.publishers
 	}
+	m.findAnchors()
 	sort.Strings(m.storeNames)
+}
+
+// findAnchors adds every ledger anchor of the app (the buckets marked
+// channelpolicy.LedgerAnchor): the bucket, and its heads as one object class.
+func (m *AccessMatrix) findAnchors() {
+	a := m.a
+	n := 0
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
+			r := t.Resources[id]
+			if r.Type != "AWS::S3::Bucket" || r.Metadata[channelpolicy.KindMetadataKey] != string(channelpolicy.LedgerAnchor) {
+				continue
+			}
+			suffix := ""
+			if n++; n > 1 {
+				suffix = "/" + t.Stack
+			}
+			bucket := a.policyTarget(t, id, "AWS::S3::BucketPolicy", "Bucket")
+			bucket.writers = a.metadataList(t, id, channelpolicy.WritersMetadataKey)
+			bucket.readers = a.metadataList(t, id, channelpolicy.ReadersMetadataKey)
+			heads := *bucket
+			heads.Aliases = nil
+			for _, al := range cfnmodel.Aliases(t, id) {
+				heads.Aliases = append(heads.Aliases, al+"/"+contract.LedgerAnchorPrefix+"anchor-probe")
+			}
+			m.add(string(channelpolicy.LedgerAnchor)+suffix, channelpolicy.LedgerAnchor, "", bucket)
+			m.add(string(channelpolicy.LedgerAnchorObjects)+suffix, channelpolicy.LedgerAnchorObjects, "", &heads)
+		}
+	}
 }
 
 // metadataList renders a resource's metadata list (ARNs, possibly built
@@ -641,8 +671,30 @@ func (m *AccessMatrix) need(p *principal, action string, t *target, e *endpoint)
 		return yes(m.isRosterHandler(p) || m.isDeclared(p, m.decl.readers))
 	case channelpolicy.Bucket, channelpolicy.BucketObjects, channelpolicy.BucketKey:
 		return yes(handler)
+	case channelpolicy.LedgerAnchor, channelpolicy.LedgerAnchorObjects:
+		// The sweeper writes heads; it, the administrators and the
+		// declared auditors read them.
+		writer := m.isDeclaredPattern(p, t.writers)
+		if action == "s3:PutObject" {
+			return yes(writer)
+		}
+		return yes(writer || admin || m.isDeclaredPattern(p, t.readers))
 	}
 	return Denied
+}
+
+// isDeclaredPattern says whether p is named by one of the ARNs or ARN
+// patterns of list.
+func (m *AccessMatrix) isDeclaredPattern(p *principal, list []string) bool {
+	if p.Service != "" {
+		return false
+	}
+	for _, d := range list {
+		if iameval.CoversAny(d, p.Aliases) {
+			return true
+		}
+	}
+	return false
 }
 
 // dataActions are a kind's data-path actions (channelpolicy).
@@ -656,6 +708,10 @@ func dataActions(k channelpolicy.Kind) []string {
 		return channelpolicy.BucketList
 	case channelpolicy.BucketObjects:
 		return channelpolicy.ObjectData
+	case channelpolicy.LedgerAnchor:
+		return channelpolicy.AnchorList
+	case channelpolicy.LedgerAnchorObjects:
+		return channelpolicy.AnchorData
 	}
 	return channelpolicy.KeyUse
 }
@@ -893,6 +949,7 @@ func (m *AccessMatrix) evaluateAll() {
 var plainHTTP = map[channelpolicy.Kind]bool{
 	channelpolicy.Topic: true, channelpolicy.Queue: true, channelpolicy.DeadLetters: true, channelpolicy.ResponseQueue: true,
 	channelpolicy.ResponseDLQ: true, channelpolicy.Bucket: true, channelpolicy.BucketObjects: true,
+	channelpolicy.LedgerAnchor: true, channelpolicy.LedgerAnchorObjects: true,
 }
 
 // tlsOnly says whether t is held to TLS: a resource of a kind whose service
