@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -83,8 +84,17 @@ func setup(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := ledger.New(dynamodb.NewFromConfig(cfg), ledger.Options{Table: table, KeySecret: secrets.KeySecret, Vault: vault,
-		Signer: secrets.Signer, Lingering: lingeringOf(entries), Metrics: os.Stdout})
+	opts := ledger.Options{Table: table, KeySecret: secrets.KeySecret, Vault: vault,
+		Signer: secrets.Signer, Verifier: secrets.Verifier, Lingering: lingeringOf(entries), Metrics: os.Stdout}
+	if mode == "sweeper" {
+		// The sweeper appends receipts: every head it signs is anchored.
+		bucket, err := get(contract.EnvLedgerAnchorBucket)
+		if err != nil {
+			return nil, err
+		}
+		opts.Anchor = &ledger.Anchor{API: s3.NewFromConfig(cfg), Bucket: bucket}
+	}
+	l, err := ledger.New(dynamodb.NewFromConfig(cfg), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -277,7 +277,11 @@ func printSmoke(w io.Writer, sum smokeSummary) {
 		if !l.Verified {
 			state = "DOES NOT VERIFY: " + l.Problem
 		}
-		fmt.Fprintf(w, "ledger %s: %d requests complete, %d receipts; the receipt log %s\n", l.Table, l.Complete, l.Receipts, state)
+		fmt.Fprintf(w, "ledger %s: %d requests complete, %d receipts; the receipt log %s", l.Table, l.Complete, l.Receipts, state)
+		if l.AnchorLocked {
+			fmt.Fprintf(w, ", extends its anchor's latest head (%d records), whose deletion the bucket's Object Lock refused", l.Anchored)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "answers refused by the roster: %d; %.1f s\n", sum.RefusedAnswers, sum.Seconds)
 }

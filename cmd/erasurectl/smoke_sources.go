@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -9,7 +11,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/smithy-go"
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/ledger"
@@ -78,7 +83,10 @@ type ledgerSource struct {
 	verifier string
 	table    string
 	sweeper  *deployed.Running
-	running  []*deployed.Running
+	// anchorBucket is the deployed sweeper's anchor, read with s3.
+	anchorBucket string
+	s3           *s3.Client
+	running      []*deployed.Running
 }
 
 // smokeLedger is what the smoke run found in the ledger.
@@ -87,7 +95,11 @@ type smokeLedger struct {
 	Complete int    `json:"complete"`
 	Receipts int    `json:"receipts"`
 	Verified bool   `json:"verified"`
-	Problem  string `json:"problem,omitempty"`
+	// Anchored is the size of the anchor's latest head; AnchorLocked, that
+	// deleting it was refused.
+	Anchored     int64  `json:"anchored"`
+	AnchorLocked bool   `json:"anchorLocked"`
+	Problem      string `json:"problem,omitempty"`
 }
 
 func (s *smokeCmd) ledgerSource(ctx context.Context, cfg aws.Config, home *deployed.Account, led deployed.Ledger, pub *publisher.Publisher, roster []string, log io.Writer) (*ledgerSource, error) {
@@ -107,7 +119,7 @@ func (s *smokeCmd) ledgerSource(ctx context.Context, cfg aws.Config, home *deplo
 	if err != nil {
 		return nil, fail(exitEnvironment, "%v", err)
 	}
-	src := &ledgerSource{l: l, pub: pub, roster: roster, verifier: secrets.Verifier, table: led.Table}
+	src := &ledgerSource{l: l, pub: pub, roster: roster, verifier: secrets.Verifier, table: led.Table, anchorBucket: led.AnchorBucket, s3: s3.NewFromConfig(cfg)}
 	if s.RunHandlers {
 		if s.LedgerHandler == "" {
 			return nil, fail(exitUsage, "a ledger is deployed: --run-handlers needs --ledger-handler (cmd/erasure-ledger built for this host)")
@@ -187,11 +199,55 @@ func (l *ledgerSource) receipts(ctx context.Context, reqs ...contract.Request) *
 			out.Problem = err.Error()
 		}
 	}
-	if _, err := l.l.Verify(ctx, l.verifier); err != nil && out.Problem == "" {
-		out.Problem = err.Error()
+	if p := l.checkAnchor(ctx, out); p != "" && out.Problem == "" {
+		out.Problem = p
 	}
 	out.Verified = out.Problem == "" && out.Receipts == len(reqs)
 	return out
+}
+
+// checkAnchor verifies the whole log against the deployed anchor bucket: the
+// bucket is locked in compliance mode for ledgerAnchorRetentionDays, holds
+// the log's latest head, and refuses to delete it. It returns a problem, or "".
+func (l *ledgerSource) checkAnchor(ctx context.Context, out *smokeLedger) string {
+	if l.anchorBucket == "" {
+		return "the deployed sweeper names no anchor bucket (" + contract.EnvLedgerAnchorBucket + ")"
+	}
+	lock, err := l.s3.GetObjectLockConfiguration(ctx, &s3.GetObjectLockConfigurationInput{Bucket: aws.String(l.anchorBucket)})
+	if err != nil {
+		return "the anchor bucket's Object Lock: " + err.Error()
+	}
+	c := lock.ObjectLockConfiguration
+	if c == nil || c.ObjectLockEnabled != s3types.ObjectLockEnabledEnabled || c.Rule == nil || c.Rule.DefaultRetention == nil ||
+		c.Rule.DefaultRetention.Mode != s3types.ObjectLockRetentionModeCompliance ||
+		aws.ToInt32(c.Rule.DefaultRetention.Days) != int32(contract.Channel().LedgerAnchorRetentionDays) {
+		return "the anchor bucket is not locked in compliance mode for ledgerAnchorRetentionDays"
+	}
+	anchor := &ledger.Anchor{API: l.s3, Bucket: l.anchorBucket}
+	rep, err := l.l.VerifyWith(ctx, l.verifier, ledger.VerifyOptions{Anchor: anchor})
+	if err != nil {
+		return err.Error()
+	}
+	out.Anchored = rep.Anchored
+	if rep.Anchored != rep.Size {
+		return fmt.Sprintf("the anchor's latest head covers %d of the log's %d records after a sweep", rep.Anchored, rep.Size)
+	}
+	// The lock itself: the latest head's version cannot be deleted.
+	vs, err := l.s3.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(l.anchorBucket), Prefix: aws.String(ledger.AnchorKeyOf(rep.Size))})
+	if err != nil || len(vs.Versions) == 0 {
+		return "the anchor's latest head could not be listed"
+	}
+	v := vs.Versions[0]
+	_, err = l.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(l.anchorBucket), Key: v.Key, VersionId: v.VersionId})
+	var api smithy.APIError
+	switch {
+	case err == nil:
+		return "the anchor let a locked head be deleted"
+	case !errors.As(err, &api) || api.ErrorCode() != "AccessDenied":
+		return "deleting the anchor's latest head failed, but not as Object Lock refuses: " + err.Error()
+	}
+	out.AnchorLocked = true
+	return ""
 }
 
 // endpointURL is the offline engine the handlers call, when there is one.

@@ -21,6 +21,8 @@ type Ledger struct {
 	Reader, Sweeper Store // each as Store: its function, role, environment (Reader: the response queue)
 	Table           string
 	SecretArn       string
+	// AnchorBucket is the sweeper's anchor (ERASURE_LEDGER_ANCHOR_BUCKET).
+	AnchorBucket string
 }
 
 // FindLedger reads the response queue's event source mappings: a ledger's
@@ -73,7 +75,7 @@ func FindLedger(ctx context.Context, home *Account, ch Channel) (Ledger, bool, e
 				return Ledger{}, false, err
 			}
 			sw.Name, sw.Readable = "ledger-sweeper", true
-			l.Sweeper = sw
+			l.Sweeper, l.AnchorBucket = sw, sw.Environment[contract.EnvLedgerAnchorBucket]
 		}
 	}
 	if l.Sweeper.Function == "" {

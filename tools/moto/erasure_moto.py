@@ -443,6 +443,15 @@ def _apply_bucket_configuration(bucket, properties: dict, account_id: str, regio
     block = properties.get("PublicAccessBlockConfiguration")
     if block:
         backend.put_public_access_block(bucket.name, {k: str(v).lower() for k, v in block.items()})
+    # Object Lock (the ledger's anchor): moto's CloudFormation model drops it, its S3 API enforces it (a locked
+    # version cannot be deleted; a write needs a checksum). Set as CreateBucket with ObjectLockEnabled does.
+    if str(properties.get("ObjectLockEnabled", "")).lower() == "true":
+        backend.put_bucket_versioning(bucket.name, "Enabled")
+        bucket.object_lock_enabled = True
+        retention = (properties.get("ObjectLockConfiguration") or {}).get("Rule", {}).get("DefaultRetention", {})
+        bucket.default_lock_mode = retention.get("Mode")
+        bucket.default_lock_days = int(retention.get("Days", 0))
+        bucket.default_lock_years = int(retention.get("Years", 0))
 
 
 def _bucket_create_complete(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
