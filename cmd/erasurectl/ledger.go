@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/linn-cloud/erasure-channel/contract/ledger"
 )
@@ -36,15 +37,33 @@ func (readOnlyVault) Open(context.Context, string, string) ([]byte, error) {
 	return nil, errors.New("erasurectl reads the ledger only")
 }
 
+// localCredentials are the environment's keys for a local endpoint, or any.
+func (f ledgerFlags) localCredentials() aws.CredentialsProvider {
+	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	if id == "" {
+		id, secret = "local", "local"
+	}
+	return credentials.NewStaticCredentialsProvider(id, secret, os.Getenv("AWS_SESSION_TOKEN"))
+}
+
+// s3Client is an S3 client in the ledger's region: of endpoint (path-style)
+// when one is given, else of AWS.
+func (f ledgerFlags) s3Client(ctx context.Context, endpoint string) (*s3.Client, error) {
+	if endpoint != "" {
+		return s3.New(s3.Options{Region: f.Region, BaseEndpoint: aws.String(endpoint), UsePathStyle: true, Credentials: f.localCredentials(),
+			RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired, ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired}), nil
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(f.Region))
+	if err != nil {
+		return nil, fail(exitEnvironment, "AWS configuration: %v", err)
+	}
+	return s3.NewFromConfig(cfg), nil
+}
+
 func (f ledgerFlags) open(ctx context.Context) (*ledger.Ledger, *dynamodb.Client, error) {
 	var db *dynamodb.Client
 	if f.EndpointURL != "" {
-		id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-		if id == "" {
-			id, secret = "local", "local"
-		}
-		db = dynamodb.New(dynamodb.Options{Region: f.Region, BaseEndpoint: aws.String(f.EndpointURL),
-			Credentials: credentials.NewStaticCredentialsProvider(id, secret, os.Getenv("AWS_SESSION_TOKEN"))})
+		db = dynamodb.New(dynamodb.Options{Region: f.Region, BaseEndpoint: aws.String(f.EndpointURL), Credentials: f.localCredentials()})
 	} else {
 		cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(f.Region))
 		if err != nil {
@@ -114,6 +133,8 @@ type evidenceVerifyCmd struct {
 	VerifierKey string `name:"verifier-key" required:"" env:"ERASURE_LEDGER_VERIFIER_KEY" help:"The receipt log's note verifier key."`
 	TrustedHead string `name:"trusted-head" type:"existingfile" help:"A signed tree head kept from an earlier verification (--save-head): the log must extend it (a tlog consistency proof), or it was rolled back."`
 	SaveHead    string `name:"save-head" help:"Write the verified signed tree head here, to pass as --trusted-head next time."`
+	Anchor      string `name:"anchor" env:"ERASURE_LEDGER_ANCHOR_BUCKET" help:"The ledger's anchor bucket (ErasureLedger's Anchor, Object Lock): the log must extend the latest head anchored there."`
+	AnchorURL   string `name:"anchor-endpoint-url" help:"An S3 endpoint for --anchor instead of AWS (path-style)."`
 }
 
 func (c *evidenceVerifyCmd) Run(g *globals) error {
@@ -130,6 +151,13 @@ func (c *evidenceVerifyCmd) Run(g *globals) error {
 		}
 		opts.TrustedHead = string(b)
 	}
+	if c.Anchor != "" {
+		api, err := c.s3Client(ctx, c.AnchorURL)
+		if err != nil {
+			return err
+		}
+		opts.Anchor = &ledger.Anchor{API: api, Bucket: c.Anchor}
+	}
 	rep, err := l.VerifyWith(ctx, c.VerifierKey, opts)
 	if err != nil {
 		return fail(exitCheckFailed, "%v", err)
@@ -140,12 +168,22 @@ func (c *evidenceVerifyCmd) Run(g *globals) error {
 		}
 	}
 	if g.JSON {
-		return json.NewEncoder(g.Stdout).Encode(map[string]any{"verified": true, "treeSize": rep.Size, "receipts": rep.Receipts,
-			"completedInside": rep.Completed, "extendsTrustedHead": opts.TrustedHead != ""})
+		out := map[string]any{"verified": true, "treeSize": rep.Size, "receipts": rep.Receipts,
+			"completedInside": rep.Completed, "extendsTrustedHead": opts.TrustedHead != ""}
+		if opts.Anchor != nil {
+			out["anchoredSize"], out["anchorInvalid"] = rep.Anchored, rep.AnchorInvalid
+		}
+		return json.NewEncoder(g.Stdout).Encode(out)
 	}
 	fmt.Fprintf(g.Stdout, "the receipt log verifies: %d receipts, every one the ledger's and hashing into the tree head signed by the verifier key; %d completed requests, each receipt inside it\n", rep.Receipts, rep.Completed)
 	if opts.TrustedHead != "" {
 		fmt.Fprintln(g.Stdout, "it extends the trusted head (consistency proof checked)")
+	}
+	if opts.Anchor != nil {
+		fmt.Fprintf(g.Stdout, "it extends the anchor's latest head (%d records; %d past it, held by the table alone until the next sweep anchors them)\n", rep.Anchored, rep.Size-rep.Anchored)
+		if rep.AnchorInvalid > 0 {
+			fmt.Fprintf(g.Stdout, "warning: the anchor holds %d newer objects that are no head of this ledger (passed over, never trusted): someone else can write to it\n", rep.AnchorInvalid)
+		}
 	}
 	return nil
 }
