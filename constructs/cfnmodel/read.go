@@ -86,6 +86,7 @@ type Assembly struct {
 	Templates []*Template
 	exports   map[string]exported          // export name -> the template and value that export it
 	assets    map[string]map[string]string // directory -> asset object key -> source file
+	attached  map[string][]Attachment      // AttachedTo's index, rebuilt after every resolveAll
 }
 
 type exported struct {

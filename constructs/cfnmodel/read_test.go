@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -155,4 +156,71 @@ func FuzzReadAssembly(f *testing.F) {
 			t.Fatalf("the error echoes the Template")
 		}
 	})
+}
+
+// TestNamesAResourceInEveryForm: a value names a resource however it is
+// written (Ref, Fn::GetAtt in both forms, Fn::Sub with ${X} and ${X.Arn},
+// through a nested stack's parameter, an import, in a list, a literal ARN or
+// URL, its physical name), and a value that names another resource, or
+// nothing the model can render, does not; an identity policy in any stack
+// attaches to a role it names; a redrive target written with Fn::Sub is the
+// queue.
+func TestNamesAResourceInEveryForm(t *testing.T) {
+	parent := &Template{Path: "p", Account: "111111111111", Region: "eu-west-1", Resources: map[string]Resource{
+		"Q":     {Type: "AWS::SQS::Queue", Properties: map[string]any{"QueueName": "store-q"}},
+		"DLQ":   {Type: "AWS::SQS::Queue"},
+		"Role":  {Type: "AWS::IAM::Role", Properties: map[string]any{"RoleName": "handler-role"}},
+		"Other": {Type: "AWS::IAM::Role"},
+		"Main": {Type: "AWS::SQS::Queue", Properties: map[string]any{"RedrivePolicy": map[string]any{
+			"deadLetterTargetArn": map[string]any{"Fn::Sub": "${DLQ.Arn}"}, "maxReceiveCount": 5.0}}},
+	}}
+	child := &Template{Path: "c", Account: "111111111111", Region: "eu-west-1", Parameters: map[string]any{"RoleParam": map[string]any{}},
+		parent: parent, parentParams: map[string]any{"RoleParam": map[string]any{"Ref": "Role"}}, Resources: map[string]Resource{
+			"ByParam": {Type: "AWS::IAM::Policy", Properties: map[string]any{"Roles": []any{map[string]any{"Ref": "RoleParam"}}}},
+			"ByName":  {Type: "AWS::IAM::Policy", Properties: map[string]any{"Roles": []any{"handler-role"}}},
+			"ByOther": {Type: "AWS::IAM::Policy", Properties: map[string]any{"Roles": []any{"another-role"}}},
+		}}
+	elsewhere := &Template{Path: "x", Account: "222222222222", Region: "eu-west-1", Resources: map[string]Resource{
+		"SameName": {Type: "AWS::IAM::Policy", Properties: map[string]any{"Roles": []any{"handler-role"}}},
+	}}
+	a := &Assembly{Templates: []*Template{parent, child, elsewhere}, exports: map[string]exported{"QueueURL": {parent, map[string]any{"Ref": "Q"}}}}
+	for _, tc := range []struct {
+		in   *Template
+		v    any
+		id   string
+		want bool
+	}{
+		{parent, map[string]any{"Ref": "Q"}, "Q", true},
+		{parent, map[string]any{"Fn::GetAtt": []any{"Q", "Arn"}}, "Q", true},
+		{parent, map[string]any{"Fn::GetAtt": "Q.Arn"}, "Q", true},
+		{parent, map[string]any{"Fn::Sub": "${Q}"}, "Q", true},
+		{parent, map[string]any{"Fn::Sub": "${Q.Arn}"}, "Q", true},
+		{parent, []any{map[string]any{"Ref": "DLQ"}, map[string]any{"Fn::Sub": "${Q}"}}, "Q", true},
+		{parent, "arn:aws:sqs:eu-west-1:111111111111:store-q", "Q", true},
+		{parent, "https://sqs.eu-west-1.amazonaws.com/111111111111/store-q", "Q", true},
+		{child, map[string]any{"Fn::ImportValue": "QueueURL"}, "Q", true},
+		{child, map[string]any{"Ref": "RoleParam"}, "Role", true},
+		{parent, "handler-role", "Role", true},
+		{parent, map[string]any{"Fn::Sub": "${DLQ}"}, "Q", false},
+		{parent, "arn:aws:sqs:eu-west-1:111111111111:other-q", "Q", false},
+		{parent, map[string]any{"Ref": "Nothing"}, "Q", false},
+	} {
+		if got := a.Names(tc.in, tc.v, parent, tc.id); got != tc.want {
+			t.Errorf("Names(%v, %s) = %v, want %v", tc.v, tc.id, got, tc.want)
+		}
+	}
+	var attached []string
+	for _, at := range a.AttachedTo(parent, "Role") {
+		attached = append(attached, at.T.Path+"#"+at.ID)
+	}
+	sort.Strings(attached)
+	if strings.Join(attached, ",") != "c#ByName,c#ByParam" {
+		t.Errorf("the policies attached to the role: %v, want the nested stack's by parameter and by name (not another account's of the same name)", attached)
+	}
+	if len(a.AttachedTo(parent, "Other")) != 0 {
+		t.Error("a policy attached to a role it does not name")
+	}
+	if _, dlq := a.RedriveOf(parent, parent.Resources["Main"].Properties); dlq != "DLQ" {
+		t.Errorf("a redrive target written !Sub \"${DLQ.Arn}\" is %q, want DLQ", dlq)
+	}
 }

@@ -36,7 +36,7 @@ type noValue struct{}
 // Fn::FindInMap, Fn::Split and Fn::Select over known values are their
 // result. What stays unknown stays as written (Ident renders it unknown).
 func (a *Assembly) resolveAll() {
-	a.exports = map[string]exported{}
+	a.exports, a.attached = map[string]exported{}, nil
 	for _, t := range a.Templates {
 		for _, o := range t.rawOutputs {
 			if n, ok := o.Export.Name.(string); ok {

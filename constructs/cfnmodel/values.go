@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -389,7 +390,10 @@ func JSONObject(v any) map[string]any {
 func (a *Assembly) RedriveOf(t *Template, props map[string]any) (map[string]any, string) {
 	v := props["RedrivePolicy"]
 	if m, ok := v.(map[string]any); ok && (m["deadLetterTargetArn"] != nil || m["maxReceiveCount"] != nil) {
-		return m, RefID(m["deadLetterTargetArn"])
+		if qt, id, ok := a.ResourceNamed(t, m["deadLetterTargetArn"], "AWS::SQS::Queue"); ok && qt == t {
+			return m, id
+		}
+		return m, ""
 	}
 	text, _ := v.(string)
 	if text == "" {
@@ -553,4 +557,201 @@ func FunctionARN(t *Template, name string) string {
 		return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", region, account, f[0])
 	}
 	return ""
+}
+
+// physicalNameProp is the property a type's physical name is written in.
+var physicalNameProp = map[string]string{
+	"AWS::IAM::Role": "RoleName", "AWS::IAM::User": "UserName", "AWS::IAM::Group": "GroupName",
+	"AWS::IAM::ManagedPolicy": "ManagedPolicyName", "AWS::SQS::Queue": "QueueName", "AWS::SNS::Topic": "TopicName",
+	"AWS::S3::Bucket": "BucketName", "AWS::Lambda::Function": "FunctionName",
+}
+
+// PhysicalName is the name a resource of rt is deployed under, where its
+// template gives it (a literal, or a value the model resolves); "" otherwise.
+func (a *Assembly) PhysicalName(rt *Template, id string) string {
+	r, ok := rt.Resources[id]
+	if !ok {
+		return ""
+	}
+	prop := physicalNameProp[r.Type]
+	if prop == "" {
+		return ""
+	}
+	n := a.Ident(rt, r.Properties[prop])
+	if strings.HasPrefix(n, "res:") {
+		return ""
+	}
+	return n
+}
+
+// Targets are the identities v names, as CloudFormation resolves it in t:
+// each element of a list (a literal list, Fn::Split, a list parameter, an
+// Fn::If whose condition is known), each rendered by Ident, so that a Ref, an
+// Fn::GetAtt, an Fn::Sub "${X}" or "${X.Arn}", a nested stack's parameter and
+// an import of one resource all render as that resource (ResIdent). A value
+// the model cannot render is left out.
+func (a *Assembly) Targets(t *Template, v any) []string {
+	r := a.resolve(t, v, 0)
+	list, ok := r.([]any)
+	if !ok {
+		if l := a.listParameter(t, r); l != nil {
+			list = l
+		} else {
+			list = []any{r}
+		}
+	}
+	var out []string
+	for _, e := range list {
+		if s := a.Ident(t, e); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Names says whether v, as CloudFormation resolves it in t, names resource
+// id of rt: a reference to it in any form Targets renders, one of its
+// literal ARNs or queue URLs (Aliases), or its physical name. A value the
+// model cannot render names it when it refers to it anywhere inside (the
+// model keeps such a reference rather than drop it).
+func (a *Assembly) Names(t *Template, v any, rt *Template, id string) bool {
+	if rt == nil || id == "" {
+		return false
+	}
+	self, aliases, name := ResIdent(rt, id), Aliases(rt, id), a.PhysicalName(rt, id)
+	for _, s := range a.Targets(t, v) {
+		if s == self || name != "" && s == name || slices.Contains(aliases, SQSURLToARN(s)) {
+			return true
+		}
+	}
+	return t == rt && a.unrendered(t, v) && Mentions(v, id)
+}
+
+// unrendered says whether some element of v is a value the model cannot
+// render (an Fn::If on an unknown condition, a value only deploy knows).
+func (a *Assembly) unrendered(t *Template, v any) bool {
+	r := a.resolve(t, v, 0)
+	list, ok := r.([]any)
+	if !ok {
+		list = []any{r}
+	}
+	for _, e := range list {
+		if a.Ident(t, e) == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// ResourceNamed is the resource of type typ that v names, as Targets renders
+// it: a reference (in any form), one of its literal ARNs, or its physical
+// name in t's account.
+func (a *Assembly) ResourceNamed(t *Template, v any, typ string) (*Template, string, bool) {
+	for _, s := range a.Targets(t, v) {
+		if rt, id, ok := a.ResourceOf(s); ok && rt.Resources[id].Type == typ {
+			return rt, id, true
+		}
+		if rt, id, ok := a.ByAlias(SQSURLToARN(s), typ); ok {
+			return rt, id, true
+		}
+		if physicalNameProp[typ] == "" || strings.HasPrefix(s, "res:") {
+			continue
+		}
+		for _, rt := range a.Templates { // by its name, in the same account
+			if rt.Account != t.Account {
+				continue
+			}
+			for _, id := range rt.IDs() {
+				if rt.Resources[id].Type == typ && a.PhysicalName(rt, id) == s {
+					return rt, id, true
+				}
+			}
+		}
+	}
+	return nil, "", false
+}
+
+// Attachment is a resource of the assembly that names a role, user or group
+// in one of its properties: a policy attached to it, or a group membership.
+type Attachment struct {
+	T    *Template
+	ID   string
+	Prop string // the property that names it (Roles, Users, Groups, RoleName, …)
+}
+
+// attachProps are the properties by which a resource of the type names the
+// roles, users and groups it attaches to.
+var attachProps = map[string][]string{
+	"AWS::IAM::Policy": {"Roles", "Users", "Groups"}, "AWS::IAM::ManagedPolicy": {"Roles", "Users", "Groups"},
+	"AWS::IAM::RolePolicy": {"RoleName"}, "AWS::IAM::UserPolicy": {"UserName"}, "AWS::IAM::GroupPolicy": {"GroupName"},
+	"AWS::IAM::UserToGroupAddition": {"Users"},
+}
+
+// nameKey is the index key of a physical name in an account ("" unknown).
+func nameKey(account, name string) string { return "name:" + account + ":" + name }
+
+// AttachedTo is every resource of any template of the assembly that names
+// the role, user or group id of t, as CloudFormation resolves the names:
+// by reference in any form (a Ref, an Fn::GetAtt, an Fn::Sub, a nested
+// stack's parameter, an import) or by its physical name in its account. It
+// is indexed once per resolution of the assembly.
+func (a *Assembly) AttachedTo(t *Template, id string) []Attachment {
+	if a.attached == nil {
+		a.attached = map[string][]Attachment{}
+		for _, pt := range a.Templates {
+			for _, pid := range pt.IDs() {
+				for _, prop := range attachProps[pt.Resources[pid].Type] {
+					v := pt.Resources[pid].Properties[prop]
+					keys := map[string]bool{}
+					for _, s := range a.Targets(pt, v) {
+						if strings.HasPrefix(s, "res:") {
+							keys[s] = true
+						} else {
+							keys[nameKey(pt.Account, s)] = true
+						}
+					}
+					if a.unrendered(pt, v) { // kept, not dropped: every resource it mentions
+						for _, rid := range refIDs(v) {
+							keys[ResIdent(pt, rid)] = true
+						}
+					}
+					for k := range keys {
+						a.attached[k] = append(a.attached[k], Attachment{pt, pid, prop})
+					}
+				}
+			}
+		}
+	}
+	out := slices.Clone(a.attached[ResIdent(t, id)])
+	if n := a.PhysicalName(t, id); n != "" {
+		for _, at := range a.attached[nameKey(t.Account, n)] {
+			if !slices.Contains(out, at) {
+				out = append(out, at)
+			}
+		}
+	}
+	return out
+}
+
+// refIDs are the logical ids v refers to anywhere inside.
+func refIDs(v any) []string {
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if id := RefID(x); id != "" {
+				out = append(out, id)
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
 }

@@ -211,8 +211,8 @@ func (a *assembly) policyTarget(t *template, id, policyType, listProp string) *t
 	for _, pid := range t.IDs() {
 		r := t.Resources[pid]
 		switch {
-		case r.Type == policyType && (cfnmodel.Mentions(r.Properties[listProp], id) || cfnmodel.RefersTo(r.Properties[listProp], id)),
-			inline != "" && r.Type == inline && (cfnmodel.RefersTo(r.Properties[inlineProp], id) || a.Ident(t, r.Properties[inlineProp]) == cfnmodel.ResIdent(t, id)):
+		case r.Type == policyType && a.Names(t, r.Properties[listProp], t, id),
+			inline != "" && r.Type == inline && a.Names(t, r.Properties[inlineProp], t, id):
 			tg.Policy = append(tg.Policy, a.policy(t, r.Properties["PolicyDocument"], pid)...)
 			policies = append(policies, pid)
 		}

@@ -50,14 +50,8 @@ func (a *assembly) identityStatements(t *template, id string) []statement {
 	if !ok {
 		return nil
 	}
-	var listProp, nameProp, inlineType string
 	switch r.Type {
-	case "AWS::IAM::Role":
-		listProp, nameProp, inlineType = "Roles", "RoleName", "AWS::IAM::RolePolicy"
-	case "AWS::IAM::User":
-		listProp, nameProp, inlineType = "Users", "UserName", "AWS::IAM::UserPolicy"
-	case "AWS::IAM::Group":
-		listProp, nameProp, inlineType = "Groups", "GroupName", "AWS::IAM::GroupPolicy"
+	case "AWS::IAM::Role", "AWS::IAM::User", "AWS::IAM::Group":
 	default:
 		return nil
 	}
@@ -71,31 +65,26 @@ func (a *assembly) identityStatements(t *template, id string) []statement {
 			out = append(out, a.policy(mt, mt.Resources[mid].Properties["PolicyDocument"], mid)...)
 		}
 	}
-	for _, pid := range t.IDs() {
-		pr := t.Resources[pid]
-		switch pr.Type {
-		case "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy":
-			if cfnmodel.Mentions(pr.Properties[listProp], id) {
-				out = append(out, a.policy(t, pr.Properties["PolicyDocument"], pid)...)
-			}
-		case inlineType:
-			if cfnmodel.RefersTo(pr.Properties[nameProp], id) {
-				out = append(out, a.policy(t, pr.Properties["PolicyDocument"], pid)...)
-			}
-		case "AWS::IAM::UserToGroupAddition":
-			if r.Type == "AWS::IAM::User" && cfnmodel.Mentions(pr.Properties["Users"], id) {
-				for _, g := range iameval.ListOf(pr.Properties["GroupName"]) {
-					if gid := cfnmodel.RefID(g); gid != "" {
-						out = append(out, a.identityStatements(t, gid)...)
-					}
-				}
+	// Every policy of the app that names it, in any stack, by reference or
+	// by name (the model resolves parameters, nested stacks and imports).
+	inline := map[string]string{"AWS::IAM::Role": "AWS::IAM::RolePolicy", "AWS::IAM::User": "AWS::IAM::UserPolicy", "AWS::IAM::Group": "AWS::IAM::GroupPolicy"}[r.Type]
+	list := map[string]string{"AWS::IAM::Role": "Roles", "AWS::IAM::User": "Users", "AWS::IAM::Group": "Groups"}[r.Type]
+	for _, at := range a.AttachedTo(t, id) {
+		pr := at.T.Resources[at.ID]
+		switch {
+		case (pr.Type == "AWS::IAM::Policy" || pr.Type == "AWS::IAM::ManagedPolicy") && at.Prop == list,
+			pr.Type == inline:
+			out = append(out, a.policy(at.T, pr.Properties["PolicyDocument"], at.ID)...)
+		case pr.Type == "AWS::IAM::UserToGroupAddition" && r.Type == "AWS::IAM::User":
+			if gt, gid, ok := a.ResourceNamed(at.T, pr.Properties["GroupName"], "AWS::IAM::Group"); ok {
+				out = append(out, a.identityStatements(gt, gid)...)
 			}
 		}
 	}
 	if r.Type == "AWS::IAM::User" {
 		for _, g := range iameval.ListOf(r.Properties["Groups"]) {
-			if gid := cfnmodel.RefID(g); gid != "" {
-				out = append(out, a.identityStatements(t, gid)...)
+			if gt, gid, ok := a.ResourceNamed(t, g, "AWS::IAM::Group"); ok {
+				out = append(out, a.identityStatements(gt, gid)...)
 			}
 		}
 	}

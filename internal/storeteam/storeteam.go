@@ -68,6 +68,14 @@ type Shape struct {
 	// PolicyStatements adds this many statements to the queue policy (SQS
 	// refuses a policy of more than 20 at deploy).
 	PolicyStatements int
+	// SubRefs writes the queue's redrive target as !Sub "${DLQ.Arn}" and its
+	// queue policy's Queues as [!Sub "${Queue}"]: the same references,
+	// written another way.
+	SubRefs bool
+	// NestedAnswerGrant grants the handler its answers (the response queue
+	// and its key) in an AWS::IAM::Policy of a nested stack, which names the
+	// handler's role through a parameter.
+	NestedAnswerGrant bool
 }
 
 // BucketShape is a bitmap store (ErasureSubscriber + BitmapStoreBucket) whose
@@ -142,6 +150,8 @@ func Cases() []Case {
 		{Name: "alias-key-sns-cannot-use", Store: &Shape{AliasKeyNoSNS: true}, Want: []string{".encryptionKey: BreaksErasure"}},
 		{Name: "subscription-region", Store: &Shape{SubscriptionRegion: true}, Want: []string{".subscription.region: Invalid"}},
 		{Name: "event-source-by-function-name", Store: &Shape{FunctionByName: true}},
+		{Name: "clean-sub-references", Store: &Shape{SubRefs: true}},
+		{Name: "clean-nested-answer-grant", Store: &Shape{NestedAnswerGrant: true}},
 		{Name: "queue-policy-past-sqs-quota", Store: &Shape{PolicyStatements: 20}, Want: []string{".quota: Invalid"}},
 		{Name: "bucket-direct-expiry", Bucket: &BucketShape{DirectExpiry: true}, Want: []string{".bitmapBucket.lifecycleRules[Direct].expiration: BreaksErasure"}},
 		{Name: "bucket-versioning-suspended", Bucket: &BucketShape{VersioningSuspended: true}, Want: []string{".bitmapBucket.versioned: Invalid"}},
@@ -331,11 +341,23 @@ func (h Shape) Build(scope constructs.Construct) {
 			subscribeL1(scope, topic, q, h)
 		}
 	}
-	if !h.NoResponseSend {
-		responses.Grant(fn, jsii.String("sqs:SendMessage"))
-	}
-	if !h.NoResponseKey {
-		responses.EncryptionMasterKey().Grant(fn, jsii.String("kms:GenerateDataKey"), jsii.String("kms:Decrypt"))
+	switch {
+	case h.NestedAnswerGrant:
+		nested := awscdk.NewNestedStack(scope, jsii.String("AnswerGrants"), nil)
+		awsiam.NewCfnPolicy(nested, jsii.String("AnswerGrant"), &awsiam.CfnPolicyProps{
+			PolicyName: jsii.String("answers"), Roles: &[]*string{fn.Role().RoleName()},
+			PolicyDocument: awsiam.NewPolicyDocument(&awsiam.PolicyDocumentProps{Statements: &[]awsiam.PolicyStatement{
+				awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Actions: jsii.Strings("sqs:SendMessage"), Resources: jsii.Strings(*responses.QueueArn())}),
+				awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Actions: jsii.Strings("kms:GenerateDataKey", "kms:Decrypt"), Resources: jsii.Strings(*responses.EncryptionMasterKey().KeyArn())}),
+			}}),
+		})
+	default:
+		if !h.NoResponseSend {
+			responses.Grant(fn, jsii.String("sqs:SendMessage"))
+		}
+		if !h.NoResponseKey {
+			responses.EncryptionMasterKey().Grant(fn, jsii.String("kms:GenerateDataKey"), jsii.String("kms:Decrypt"))
+		}
 	}
 	if !h.L1EventSource {
 		q.GrantSendMessages(fn) // pass two (its grant includes kms:Decrypt)
@@ -376,6 +398,14 @@ func (h Shape) Build(scope constructs.Construct) {
 		}
 	}
 	onlySenders(fn.Role().RoleArn())
+	if h.SubRefs && dlq != nil {
+		q.Node().DefaultChild().(awssqs.CfnQueue).OverrideLogicalId(jsii.String("StoreQueue"))
+		dlq.Node().DefaultChild().(awssqs.CfnQueue).OverrideLogicalId(jsii.String("StoreDLQ"))
+		q.Node().DefaultChild().(awssqs.CfnQueue).AddPropertyOverride(jsii.String("RedrivePolicy.deadLetterTargetArn"), map[string]any{"Fn::Sub": "${StoreDLQ.Arn}"})
+		if p := q.Node().TryFindChild(jsii.String("Policy")); p != nil {
+			p.Node().DefaultChild().(awssqs.CfnQueuePolicy).AddPropertyOverride(jsii.String("Queues"), []any{map[string]any{"Fn::Sub": "${StoreQueue}"}})
+		}
+	}
 	for i := 0; i < h.PolicyStatements; i++ {
 		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Sid: jsii.String(fmt.Sprintf("NoTagging%d", i)),
 			Effect: awsiam.Effect_DENY, Principals: &[]awsiam.IPrincipal{awsiam.NewAccountPrincipal(jsii.String(fmt.Sprintf("3333333333%02d", i)))},
