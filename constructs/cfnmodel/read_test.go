@@ -224,3 +224,46 @@ func TestNamesAResourceInEveryForm(t *testing.T) {
 		t.Errorf("a redrive target written !Sub \"${DLQ.Arn}\" is %q, want DLQ", dlq)
 	}
 }
+
+// TestFunctionBehindEveryForm: an event source's FunctionName names its
+// function however CDK or a plain template writes it: the function, its
+// alias or version by Ref, CDK's alias join over Fn::Split of the alias ARN,
+// CDK's version join of Ref Function and GetAtt Version.Version, Fn::Sub,
+// the function's name or ARN, qualified or not; another app's does not.
+func TestFunctionBehindEveryForm(t *testing.T) {
+	tpl := &Template{Path: "s", Account: "111111111111", Region: "eu-west-1", Resources: map[string]Resource{
+		"Fn":      {Type: "AWS::Lambda::Function", Properties: map[string]any{"FunctionName": "store-handler"}},
+		"Version": {Type: "AWS::Lambda::Version", Properties: map[string]any{"FunctionName": map[string]any{"Ref": "Fn"}}},
+		"Live": {Type: "AWS::Lambda::Alias", Properties: map[string]any{"FunctionName": map[string]any{"Ref": "Fn"}, "Name": "live",
+			"FunctionVersion": map[string]any{"Fn::GetAtt": []any{"Version", "Version"}}}},
+	}}
+	a := &Assembly{Templates: []*Template{tpl}}
+	ref := func(id string) any { return map[string]any{"Ref": id} }
+	for _, tc := range []struct {
+		name string
+		v    any
+		want bool
+	}{
+		{"Ref function", ref("Fn"), true},
+		{"GetAtt function Arn", map[string]any{"Fn::GetAtt": []any{"Fn", "Arn"}}, true},
+		{"Ref alias", ref("Live"), true},
+		{"Ref version", ref("Version"), true},
+		{"CDK's alias", map[string]any{"Fn::Join": []any{"", []any{
+			map[string]any{"Fn::Select": []any{6.0, map[string]any{"Fn::Split": []any{":", ref("Live")}}}}, ":live"}}}, true},
+		{"CDK's version", map[string]any{"Fn::Join": []any{"", []any{ref("Fn"), ":", map[string]any{"Fn::GetAtt": []any{"Version", "Version"}}}}}, true},
+		{"Sub qualified", map[string]any{"Fn::Sub": "${Fn}:live"}, true},
+		{"Sub alias", map[string]any{"Fn::Sub": "${Live}"}, true},
+		{"Sub ARN qualified", map[string]any{"Fn::Sub": "${Fn.Arn}:live"}, true},
+		{"name", "store-handler", true},
+		{"name qualified", "store-handler:live", true},
+		{"ARN qualified", "arn:aws:lambda:eu-west-1:111111111111:function:store-handler:7", true},
+		{"partial ARN", "111111111111:function:store-handler", true},
+		{"another app's", "arn:aws:lambda:eu-west-1:111111111111:function:other-handler:live", false},
+		{"unknown", ref("Nothing"), false},
+	} {
+		ft, id, ok := a.FunctionBehind(tpl, tc.v)
+		if ok != tc.want || ok && (ft != tpl || id != "Fn") {
+			t.Errorf("%s: FunctionBehind = %v %q, want %v", tc.name, ok, id, tc.want)
+		}
+	}
+}

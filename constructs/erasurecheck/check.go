@@ -399,15 +399,9 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 	firstESM := ""
 	for _, e := range esms {
 		f.in(e.t, e.id)
-		fnName := a.Pattern(e.t, e.props["FunctionName"])
-		ft, fnID, found := a.ResourceOf(fnName)
-		if !found && fnName != "" && !strings.HasPrefix(fnName, "res:") {
-			// A function named by its name or ARN, as Lambda takes it.
-			ft, fnID, found = a.ByAlias(cfnmodel.FunctionARN(e.t, fnName), "AWS::Lambda::Function")
-		}
-		if found {
-			fnID = functionOf(ft, fnID)
-		}
+		// The function as Lambda invokes it: by name or ARN, through an
+		// alias or a version, in any form the template writes it.
+		ft, fnID, found := a.FunctionBehind(e.t, e.props["FunctionName"])
 		fn, ok := resource{}, false
 		if found {
 			fn, ok = ft.Resources[fnID]
@@ -680,24 +674,6 @@ func (a *assembly) checkQueuePolicy(sc *storeCheck, st *template, sub resource) 
 	if v := a.decide(otherTopicSNS(sns, st, queue.Policy), "sqs:SendMessage", queue); v.Decision == Allowed {
 		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.ConfusedDeputy, "the queue policy lets SNS send for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic)", v.Because)
 	}
-}
-
-// functionOf resolves a Lambda alias or version, as Lambda invokes it, to the
-// function it belongs to (an alias may name a version of its function); any
-// other id is returned as it is.
-func functionOf(t *template, id string) string {
-	for hop := 0; hop < 3; hop++ {
-		r, ok := t.Resources[id]
-		if !ok || r.Type != "AWS::Lambda::Alias" && r.Type != "AWS::Lambda::Version" {
-			return id
-		}
-		next := cfnmodel.RefID(r.Properties["FunctionName"])
-		if next == "" {
-			return id
-		}
-		id = next
-	}
-	return id
 }
 
 // checkTransforms: a template that declares a macro (SAM's

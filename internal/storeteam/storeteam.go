@@ -76,6 +76,9 @@ type Shape struct {
 	// and its key) in an AWS::IAM::Policy of a nested stack, which names the
 	// handler's role through a parameter.
 	NestedAnswerGrant bool
+	// OnAlias and OnVersion put the event source on an alias ("live") or on
+	// the current version of the handler, as CDK writes them.
+	OnAlias, OnVersion bool
 }
 
 // BucketShape is a bitmap store (ErasureSubscriber + BitmapStoreBucket) whose
@@ -152,6 +155,9 @@ func Cases() []Case {
 		{Name: "event-source-by-function-name", Store: &Shape{FunctionByName: true}},
 		{Name: "clean-sub-references", Store: &Shape{SubRefs: true}},
 		{Name: "clean-nested-answer-grant", Store: &Shape{NestedAnswerGrant: true}},
+		{Name: "clean-event-source-on-alias", Store: &Shape{OnAlias: true}},
+		{Name: "clean-event-source-on-version", Store: &Shape{OnVersion: true}},
+		{Name: "handler-timeout-behind-alias", Store: &Shape{OnAlias: true, Timeout: T + 1}, Want: []string{".handlerTimeout: AboveCap"}},
 		{Name: "queue-policy-past-sqs-quota", Store: &Shape{PolicyStatements: 20}, Want: []string{".quota: Invalid"}},
 		{Name: "bucket-direct-expiry", Bucket: &BucketShape{DirectExpiry: true}, Want: []string{".bitmapBucket.lifecycleRules[Direct].expiration: BreaksErasure"}},
 		{Name: "bucket-versioning-suspended", Bucket: &BucketShape{VersioningSuspended: true}, Want: []string{".bitmapBucket.versioned: Invalid"}},
@@ -384,7 +390,14 @@ func (h Shape) Build(scope constructs.Construct) {
 			esp.Filters = &[]*map[string]interface{}{awslambda.FilterCriteria_Filter(&map[string]interface{}{
 				"body": map[string]interface{}{"type": awslambda.FilterRule_IsEqual("erasure/ERASE")}})}
 		}
-		fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, esp))
+		var target awslambda.IFunction = fn
+		switch {
+		case h.OnAlias:
+			target = awslambda.NewAlias(scope, jsii.String("Live"), &awslambda.AliasProps{AliasName: jsii.String("live"), Version: fn.CurrentVersion()})
+		case h.OnVersion:
+			target = fn.CurrentVersion()
+		}
+		target.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, esp))
 		if h.SecondReaderPassTwo != "" {
 			sp := HandlerProps()
 			sp.Timeout = secs(timeout)
