@@ -755,3 +755,10 @@ func refIDs(v any) []string {
 	walk(v)
 	return out
 }
+
+// Ref is the value a template writes for a reference to resource id, for
+// asking the model what it resolves to.
+func Ref(id string) any { return map[string]any{"Ref": id} }
+
+// GetAtt is the value a template writes for attribute attr of resource id.
+func GetAtt(id, attr string) any { return map[string]any{"Fn::GetAtt": []any{id, attr}} }

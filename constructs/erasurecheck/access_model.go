@@ -186,7 +186,7 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 	}
 	if _, ok := m.targets["response-queue"]; !ok {
 		if t, id, ok := a.channelResponseQueue(); ok {
-			a.responseTargets(m, t, map[string]any{"Ref": id})
+			a.responseTargets(m, t, cfnmodel.Ref(id))
 		}
 	}
 	if rq := m.targets["response-queue"]; rq != nil {
@@ -289,7 +289,7 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 			if byAlias[cfnmodel.ResIdent(t, id)] != nil {
 				continue
 			}
-			p := a.rolePrincipal(t, map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
+			p := a.rolePrincipal(t, cfnmodel.GetAtt(id, "Arn"))
 			p.name, p.class = "role/"+t.Stack+"/"+id, classRole
 			m.addPrincipal(p)
 		}

@@ -131,7 +131,7 @@ func (a *assembly) appRole(t *template, id string) *principal {
 	if a.roles == nil {
 		a.roles = map[string]*principal{}
 	}
-	p := a.rolePrincipal(t, map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
+	p := a.rolePrincipal(t, cfnmodel.GetAtt(id, "Arn"))
 	a.roles[key] = p
 	return p
 }

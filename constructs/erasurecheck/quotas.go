@@ -51,7 +51,7 @@ func (a *assembly) policySize(t *template, id string, r cfnmodel.Resource) (int,
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(a.lowerBound(t, doc)) != nil {
+	if enc.Encode(a.LowerBound(t, doc)) != nil {
 		return 0, nil, false
 	}
 	size := len(strings.TrimSuffix(b.String(), "\n"))
@@ -59,75 +59,6 @@ func (a *assembly) policySize(t *template, id string, r cfnmodel.Resource) (int,
 		size = len(v)
 	}
 	return size, a.policy(t, doc, id), true
-}
-
-// lowerBound is v with every intrinsic rendered to its literal where it
-// has one, else to the shortest value deploy can give it (a role's unique
-// id, an account id: deployedLowerBound), else to "": the shortest document
-// deploy could send.
-func (a *assembly) lowerBound(t *template, v any) any {
-	switch x := v.(type) {
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = a.lowerBound(t, e)
-		}
-		return out
-	case map[string]any:
-		if len(x) == 1 {
-			if s, ok := deployedLowerBound(x); ok {
-				return s
-			}
-			if j := iameval.ListOf(x["Fn::Join"]); len(j) == 2 {
-				if sep, ok := j[0].(string); ok {
-					if parts, ok := j[1].([]any); ok {
-						out := make([]string, 0, len(parts))
-						for _, p := range parts {
-							s, _ := a.lowerBound(t, p).(string)
-							out = append(out, s)
-						}
-						return strings.Join(out, sep)
-					}
-				}
-			}
-			for k := range x {
-				if k == "Ref" || strings.HasPrefix(k, "Fn::") {
-					if s := a.Ident(t, x); !strings.HasPrefix(s, "res:") {
-						return s
-					}
-					return ""
-				}
-			}
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = a.lowerBound(t, e)
-		}
-		return out
-	}
-	return v
-}
-
-// deployedLowerBound is a placeholder as long as the shortest value deploy
-// gives an intrinsic whose value only deploy knows but whose length it
-// fixes: a role's unique id (contract.RoleIDDeployedBytes), an account id, a
-// partition; ok is false for any other.
-func deployedLowerBound(x map[string]any) (string, bool) {
-	if ga := iameval.ListOf(x["Fn::GetAtt"]); len(ga) == 2 && ga[1] == "RoleId" {
-		return strings.Repeat("A", contract.RoleIDDeployedBytes), true
-	}
-	if ga, ok := x["Fn::GetAtt"].(string); ok && strings.HasSuffix(ga, ".RoleId") {
-		return strings.Repeat("A", contract.RoleIDDeployedBytes), true
-	}
-	switch x["Ref"] {
-	case "AWS::AccountId":
-		return "000000000000", true
-	case "AWS::Partition":
-		return "aws", true
-	case "AWS::Region":
-		return "us-east-1", true // the shortest region names are 9 characters
-	}
-	return "", false
 }
 
 // A quota of CloudFormation or of a service that the check models besides
@@ -234,7 +165,7 @@ func (a *assembly) quotaUses() []QuotaUse {
 // checkServiceQuotas refuses every template, function, dashboard and
 // parameter of the app that CloudFormation or its service would refuse at
 // deploy for its size, counting each value only deploy knows at the least
-// it can be (lowerBound): a line is certain. (Resource policies:
+// it can be (LowerBound): a line is certain. (Resource policies:
 // checkPolicyQuotas.)
 func (a *assembly) checkServiceQuotas() Findings {
 	var out Findings
@@ -251,7 +182,7 @@ func (a *assembly) checkServiceQuotas() Findings {
 
 // lowerBoundString is v rendered at its lower bound, as a string.
 func (a *assembly) lowerBoundString(t *template, v any) string {
-	switch x := a.lowerBound(t, v).(type) {
+	switch x := a.LowerBound(t, v).(type) {
 	case string:
 		return x
 	case nil:

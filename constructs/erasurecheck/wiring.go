@@ -105,7 +105,7 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 		if !found {
 			return
 		}
-		urlValue = map[string]any{"Fn::GetAtt": []any{rid, "Arn"}}
+		urlValue = cfnmodel.GetAtt(rid, "Arn")
 		t = rt
 	}
 	queue := a.Pattern(t, urlValue) // a plain template's own account and region as a pattern
