@@ -16,7 +16,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/linn-cloud/erasure-channel/internal/emulator"
+	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
 )
 
 // Exit codes scripts can rely on.
@@ -71,7 +71,7 @@ an unanswered round); 2 usage; 3 the environment failed (tools missing, the
 emulator or AWS unreachable).`
 
 func main() {
-	emulator.ExecWithPinnedNode()
+	pinnednode.Exec()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

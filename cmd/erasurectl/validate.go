@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/internal/bounded"
+	"github.com/linn-cloud/erasure-channel/contract/bounded"
 )
 
 type validateCmd struct {

@@ -18,7 +18,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
-	"github.com/linn-cloud/erasure-channel/internal/bounded"
+	"github.com/linn-cloud/erasure-channel/contract/bounded"
 )
 
 type watchCmd struct {

