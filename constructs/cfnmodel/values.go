@@ -336,6 +336,14 @@ func Aliases(t *Template, id string) []string {
 		if n := name("FunctionName"); n != "" {
 			out = append(out, fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", region, account, n))
 		}
+	case "AWS::IAM::ManagedPolicy":
+		if n := name("ManagedPolicyName"); n != "" {
+			path := name("Path")
+			if path == "" {
+				path = "/"
+			}
+			out = append(out, fmt.Sprintf("arn:aws:iam::%s:policy%s%s", account, path, n))
+		}
 	}
 	return out
 }

@@ -294,7 +294,8 @@ func (a *assembly) rolePrincipal(t *template, roleRef any) *principal {
 	if !ok || rt.Resources[rid].Type != "AWS::IAM::Role" {
 		return &principal{Principal: iameval.Principal{Aliases: []string{id}, Account: iameval.ARNAccount(id)}}
 	}
-	p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(rt, rid)}, Account: rt.Account, Identity: a.roleStatements(rt, rid)}}
+	p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(rt, rid)}, Account: rt.Account, Identity: a.roleStatements(rt, rid),
+		Boundary: a.boundaryOf(rt, rid)}}
 	if name, _ := rt.Resources[rid].Properties["RoleName"].(string); name != "" {
 		rolePath, _ := rt.Resources[rid].Properties["Path"].(string)
 		if rolePath == "" {

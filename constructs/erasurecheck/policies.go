@@ -121,6 +121,21 @@ func (a *assembly) setAssume(assume map[*template]map[string]bool) {
 	a.roleStmts, a.roles = nil, nil
 }
 
+// boundaryOf is the permissions boundary of role or user id of t, nil when it
+// has none: the managed policy of the app it names (in any form the model
+// resolves), or, for one outside what was read, a boundary the evaluator
+// cannot read (its cells undecided, never allowed).
+func (a *assembly) boundaryOf(t *template, id string) *iameval.Boundary {
+	v, ok := t.Resources[id].Properties["PermissionsBoundary"]
+	if !ok || v == nil {
+		return nil
+	}
+	if mt, mid, ok := a.ResourceNamed(t, v, "AWS::IAM::ManagedPolicy"); ok {
+		return &iameval.Boundary{Statements: a.policy(mt, mt.Resources[mid].Properties["PolicyDocument"], mid)}
+	}
+	return &iameval.Boundary{Unknown: "it is a managed policy outside the app (" + iameval.OrStar(a.Pattern(t, v)) + ")"}
+}
+
 // appRole is role id of t as a principal, built once a resolution (the
 // readers rule asks every role about every store). Callers do not change it.
 func (a *assembly) appRole(t *template, id string) *principal {

@@ -148,6 +148,8 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 		f.add(fnID, s.Path+".roster", timing.Missing, "store %s is not on the channel's roster: the response reader refuses every answer it sends (%s) and no round waits for it; add the store to ErasureChannelProps.Stores", s.Spec.Name, contract.CodeSenderNotOnRoster)
 	} else if v.Decision == Denied {
 		f.add(fnID, s.Path+".responseQueue", timing.Missing, "the role of function %s may not sqs:SendMessage to the response queue (%s): every answer fails and the store's requests dead-letter; grant sqs:SendMessage on it", fnID, v.Because)
+	} else if b := role.Boundary; v.Decision == Undecided && b != nil && b.Unknown != "" {
+		f.add(fnID, s.Path+".responseQueue", timing.UnresolvedToken, "the role of function %s has a permissions boundary the check cannot read (%s), so whether it may answer is not known; check the app that declares the boundary, or declare it in this app", fnID, b.Unknown)
 	}
 	if rkey == nil {
 		return
@@ -205,7 +207,8 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 		}
 	}
 	for _, u := range ix.usersAndGroups {
-		p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(u.t, u.id)}, Account: u.t.Account, Identity: a.identityStatements(u.t, u.id)}}
+		p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(u.t, u.id)}, Account: u.t.Account, Identity: a.identityStatements(u.t, u.id),
+			Boundary: a.boundaryOf(u.t, u.id)}}
 		if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
 			f.add(s.QueueID, s.Path+".readers", timing.BreaksErasure, "%s %s (stack %s) may sqs:ReceiveMessage from the queue: a reader the check cannot judge would take requests from the handler; remove the grant", strings.TrimPrefix(u.t.Resources[u.id].Type, "AWS::IAM::"), u.id, u.t.Stack)
 		}

@@ -38,6 +38,19 @@ type Principal struct {
 	// function name), "" when unknown: a NotPrincipal spares a role's
 	// session only by its exact sts session ARN (notPrincipalSpares).
 	Session string
+	// Boundary is its permissions boundary, when it has one (nil: none).
+	Boundary *Boundary
+}
+
+// Boundary is a role's or user's permissions boundary: the most its
+// identity-based permissions can grant. A request it does not allow is
+// denied even where a policy allows it; an explicit Deny in it denies.
+// Statements are the boundary policy's; Unknown, when not "", says why it
+// cannot be read (a managed policy outside what was read): every request it
+// would limit is then Undecided, never allowed.
+type Boundary struct {
+	Statements []Statement
+	Unknown    string
 }
 
 // Resource is what a request reaches: a queue, topic, key, bucket or object,
@@ -250,6 +263,11 @@ func Evaluate(q Request) Verdict {
 		allowed = (resDirect != "" || resAccount != "") && idAllow != ""
 		because = or(resDirect, resAccount) + " and " + idAllow
 	}
+	if allowed && q.P.Service == "" && q.P.Boundary != nil {
+		if v, limited := q.P.Boundary.limits(q); limited {
+			return v
+		}
+	}
 	switch {
 	case allowed && unknownDeny != "":
 		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownDeny}
@@ -267,15 +285,57 @@ func Evaluate(q Request) Verdict {
 	return Verdict{Decision: Denied, Because: "no identity-policy statement allows it"}
 }
 
+// limits says whether the boundary keeps q from being allowed: an explicit
+// Deny in it, no Allow of it (IAM's implicit deny), a statement it cannot
+// judge, or a boundary it cannot read. It is asked of a request the
+// policies allow. (AWS lets a same-account resource policy that names a role
+// session's ARN past a boundary; the evaluator does not tell which alias a
+// policy matched, so such a grant is judged as limited: a refusal, never a
+// false pass.)
+func (b *Boundary) limits(q Request) (Verdict, bool) {
+	if b.Unknown != "" {
+		return Verdict{Decision: Undecided, Because: "cannot judge the permissions boundary: " + b.Unknown}, true
+	}
+	allow, unknown := false, ""
+	for i := range b.Statements {
+		s := &b.Statements[i]
+		m, _ := applies(*s, q, "", false)
+		switch {
+		case m == unknownMatch && unknown == "":
+			unknown = s.describe(i)
+		case m != matches:
+		case s.Effect == "Deny":
+			return Verdict{Decision: Denied, Because: "the permissions boundary denies it: " + s.explicitDeny(i)}, true
+		case s.Effect == "Allow":
+			allow = true
+		}
+	}
+	switch {
+	case unknown != "":
+		return Verdict{Decision: Undecided, Because: "cannot judge the permissions boundary's " + unknown}, true
+	case !allow:
+		return Verdict{Decision: Denied, Because: "the permissions boundary does not allow it"}, true
+	}
+	return Verdict{}, false
+}
+
 // identityOnly decides a request whose resource policy is not known: a
 // principal's identity policy that does not allow it (or denies it) decides
 // Denied where the resource policy alone could not let it in (another
 // account, a key); otherwise the resource policy would decide: Undecided.
 func identityOnly(q Request, sameAccount bool, idAllow, unknownDeny, unknownAllow string) Verdict {
 	const outside = "the resource policy is outside what was read"
-	switch {
-	case q.P.Service != "":
+	if q.P.Service != "" {
 		return Verdict{Decision: Undecided, Because: outside}
+	}
+	// The boundary limits whatever the unread resource policy would grant
+	// (to the role's ARN), and the identity side across accounts.
+	if q.P.Boundary != nil {
+		if v, limited := q.P.Boundary.limits(q); limited {
+			return v
+		}
+	}
+	switch {
 	case idAllow != "" && unknownDeny != "":
 		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownDeny}
 	case idAllow != "" && sameAccount && !q.R.IsKey:

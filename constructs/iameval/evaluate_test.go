@@ -235,3 +235,44 @@ func TestSNSServicePrincipal(t *testing.T) {
 		}
 	}
 }
+
+// TestPermissionsBoundary: a role's boundary is the most its identity-based
+// permissions grant (IAM's policy evaluation logic): an Allow of a policy
+// holds only where the boundary also allows; a Deny in it denies; one the
+// evaluator cannot read leaves the cell undecided, never allowed; across
+// accounts, and with the resource policy unread, it still limits.
+func TestPermissionsBoundary(t *testing.T) {
+	const (
+		queue   = "arn:aws:sqs:eu-west-1:111111111111:q"
+		role111 = "arn:aws:iam::111111111111:role/handler"
+		sendAll = `{"Statement":[{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"*"}]}`
+	)
+	for _, tc := range []struct {
+		name     string
+		boundary *Boundary
+		bdoc     string
+		account  string
+		unread   bool
+		want     Decision
+	}{
+		{"no boundary", nil, "", "111111111111", false, Allowed},
+		{"a boundary that allows it", &Boundary{}, sendAll, "111111111111", false, Allowed},
+		{"a boundary that allows something else", &Boundary{}, `{"Statement":[{"Effect":"Allow","Action":"sqs:ReceiveMessage","Resource":"*"}]}`, "111111111111", false, Denied},
+		{"a boundary that denies it", &Boundary{}, `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"},{"Effect":"Deny","Action":"sqs:SendMessage","Resource":"` + queue + `"}]}`, "111111111111", false, Denied},
+		{"a boundary the evaluator cannot read", &Boundary{Unknown: "a managed policy of another app"}, "", "111111111111", false, Undecided},
+		{"a boundary that allows something else, the resource policy unread", &Boundary{}, `{"Statement":[{"Effect":"Allow","Action":"sqs:ReceiveMessage","Resource":"*"}]}`, "111111111111", true, Denied},
+		{"a boundary that allows something else, across accounts, the resource policy unread", &Boundary{}, `{"Statement":[{"Effect":"Allow","Action":"sqs:ReceiveMessage","Resource":"*"}]}`, "222222222222", true, Denied},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Principal{Account: "111111111111", Aliases: []string{role111}, Identity: docStatements(t, sendAll), Boundary: tc.boundary}
+			if tc.boundary != nil && tc.bdoc != "" {
+				p.Boundary.Statements = docStatements(t, tc.bdoc)
+			}
+			r := Resource{Aliases: []string{queue}, Account: tc.account, Policy: docStatements(t, `{"Statement":[]}`), PolicyUnknown: tc.unread}
+			got := Evaluate(Request{P: &p, Action: "sqs:SendMessage", R: &r, Ctx: map[string][]string{"aws:principalarn": p.Aliases}})
+			if got.Decision != tc.want {
+				t.Errorf("got %s (%s), want %s", got.Decision, got.Because, tc.want)
+			}
+		})
+	}
+}

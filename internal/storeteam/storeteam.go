@@ -79,6 +79,11 @@ type Shape struct {
 	// OnAlias and OnVersion put the event source on an alias ("live") or on
 	// the current version of the handler, as CDK writes them.
 	OnAlias, OnVersion bool
+	// Boundary gives the handler's role a permissions boundary: "all"
+	// allows everything, "no-answers" everything but sending to the response
+	// queue (its own queue and keys stay allowed), "outside" is a managed
+	// policy of another app.
+	Boundary string
 }
 
 // BucketShape is a bitmap store (ErasureSubscriber + BitmapStoreBucket) whose
@@ -157,6 +162,9 @@ func Cases() []Case {
 		{Name: "clean-nested-answer-grant", Store: &Shape{NestedAnswerGrant: true}},
 		{Name: "clean-event-source-on-alias", Store: &Shape{OnAlias: true}},
 		{Name: "clean-event-source-on-version", Store: &Shape{OnVersion: true}},
+		{Name: "clean-permissions-boundary", Store: &Shape{Boundary: "all"}},
+		{Name: "boundary-keeps-answers-out", Store: &Shape{Boundary: "no-answers"}, Want: []string{".responseQueue: Missing"}},
+		{Name: "boundary-outside-the-app", Store: &Shape{Boundary: "outside"}, Want: []string{".responseQueue: UnresolvedToken"}},
 		{Name: "handler-timeout-behind-alias", Store: &Shape{OnAlias: true, Timeout: T + 1}, Want: []string{".handlerTimeout: AboveCap"}},
 		{Name: "queue-policy-past-sqs-quota", Store: &Shape{PolicyStatements: 20}, Want: []string{".quota: Invalid"}},
 		{Name: "bucket-direct-expiry", Bucket: &BucketShape{DirectExpiry: true}, Want: []string{".bitmapBucket.lifecycleRules[Direct].expiration: BreaksErasure"}},
@@ -411,6 +419,17 @@ func (h Shape) Build(scope constructs.Construct) {
 		}
 	}
 	onlySenders(fn.Role().RoleArn())
+	switch h.Boundary {
+	case "all", "no-answers":
+		st := []awsiam.PolicyStatement{awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Actions: jsii.Strings("*"), Resources: jsii.Strings("*")})}
+		if h.Boundary == "no-answers" {
+			st = []awsiam.PolicyStatement{awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Actions: jsii.Strings("sqs:*"), Resources: jsii.Strings(*q.QueueArn())}),
+				awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Actions: jsii.Strings("kms:*", "logs:*"), Resources: jsii.Strings("*")})}
+		}
+		awsiam.PermissionsBoundary_Of(fn).Apply(awsiam.NewManagedPolicy(scope, jsii.String("Boundary"), &awsiam.ManagedPolicyProps{Statements: &st}))
+	case "outside":
+		awsiam.PermissionsBoundary_Of(fn).Apply(awsiam.ManagedPolicy_FromManagedPolicyArn(scope, jsii.String("Boundary"), jsii.String("arn:aws:iam::"+StoreAccount+":policy/platform-boundary")))
+	}
 	if h.SubRefs && dlq != nil {
 		q.Node().DefaultChild().(awssqs.CfnQueue).OverrideLogicalId(jsii.String("StoreQueue"))
 		dlq.Node().DefaultChild().(awssqs.CfnQueue).OverrideLogicalId(jsii.String("StoreDLQ"))
