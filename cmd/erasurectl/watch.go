@@ -17,8 +17,8 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/bounded"
+	"github.com/linn-cloud/erasure-channel/contract/publisher"
 )
 
 type watchCmd struct {
