@@ -223,7 +223,7 @@ func (ch *ErasureChannel) admitRoster(stores []RosterStore) {
 		Sid:        jsii.String("OnlyRosterHandlersAnswer"),
 		Effect:     awsiam.Effect_DENY,
 		Actions:    jsii.Strings("sqs:SendMessage"),
-		Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+		Principals: &[]awsiam.IPrincipal{anyPrincipal()},
 		Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
 		Conditions: &map[string]interface{}{"ArnNotLike": map[string]interface{}{"aws:PrincipalArn": handlers}},
 	}))
@@ -416,7 +416,7 @@ func appendNew(list []string, s string) []string {
 // topic's locks narrow it to their administrators and their own store queues).
 func (ch *ErasureChannel) admitRosterAccounts(accounts []string, handlers string) {
 	region := *awscdk.Stack_Of(ch.Construct).Region()
-	any := &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()}
+	any := &[]awsiam.IPrincipal{anyPrincipal()}
 	inRoster := map[string]interface{}{"aws:PrincipalAccount": anyList(accounts)}
 	ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid: jsii.String("RosterSubscribeSqs"), Actions: jsii.Strings("sns:Subscribe"), Principals: any,

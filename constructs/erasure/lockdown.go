@@ -3,6 +3,7 @@ package erasure
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -46,13 +47,17 @@ func lockedBucket(b awss3.Bucket) locked {
 		resources: []string{*b.BucketArn(), *b.ArnForObjects(jsii.String("*"))}, node: b}
 }
 
+// anyPrincipal is "*": one jsii object for every statement of the process
+// (each NewAnyPrincipal is a round trip to the kernel; it renders the same).
+var anyPrincipal = sync.OnceValue(func() awsiam.IPrincipal { return awsiam.NewAnyPrincipal() })
+
 // deny adds a Deny for every principal, of actions (or, with notActions, of
 // every action but those), when every condition holds.
 func (l locked) deny(sid string, actions, notActions []string, conditions map[string]any) {
 	p := &awsiam.PolicyStatementProps{
 		Sid:        jsii.String(sid),
 		Effect:     awsiam.Effect_DENY,
-		Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+		Principals: &[]awsiam.IPrincipal{anyPrincipal()},
 		Resources:  jsii.Strings(l.resources...),
 	}
 	if notActions != nil {

@@ -375,7 +375,7 @@ func onlyHandlerConsumes(q awssqs.Queue, role awsiam.IRole) {
 	q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String("OnlyTheHandlerConsumes"),
 		Effect:     awsiam.Effect_DENY,
-		Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+		Principals: &[]awsiam.IPrincipal{anyPrincipal()},
 		Actions:    jsii.Strings("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"),
 		Resources:  jsii.Strings(*q.QueueArn()),
 		Conditions: &map[string]interface{}{"ArnNotEquals": map[string]interface{}{"aws:PrincipalArn": role.RoleArn()}},

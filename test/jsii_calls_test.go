@@ -1,0 +1,81 @@
+package test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
+)
+
+// jsiiCallsPerStore is what one more store costs the Go app in round trips
+// to the jsii kernel (issue 33: each is about a third of a millisecond, and
+// the gap to a TypeScript app). Lower it when a change saves calls; a change
+// that raises it fails TestJsiiCallsPerStore.
+const jsiiCallsPerStore = 107
+
+// TestJsiiCallsPerStore counts the requests the Go app sends the jsii kernel
+// (JSII_DEBUG's "> " lines on the kernel's stderr) for the example app with
+// one and with two more stores (erasure:extraStores, nag and check off) and
+// fails when the second store costs more than jsiiCallsPerStore.
+func TestJsiiCallsPerStore(t *testing.T) {
+	t.Parallel()
+	root, node, err := pinnednode.Find("..")
+	if err != nil {
+		t.Skip("the pinned Node is not installed: ", err)
+	}
+	bin := filepath.Join(t.TempDir(), "cdkapp")
+	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "stacks", "app")).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "cdk.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := func(stores int) int {
+		var cfg struct {
+			Context map[string]any `json:"context"`
+		}
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Context["erasure:nag"], cfg.Context["erasure:check"], cfg.Context["erasure:extraStores"] = false, false, stores
+		ctx, _ := json.Marshal(cfg.Context)
+		cmd := exec.Command(bin)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CDK_OUTDIR="+t.TempDir(), "CDK_CONTEXT_JSON="+string(ctx), "JSII_NODE="+node,
+			"JSII_DEBUG=1", "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("synth with %d more stores: %v\n%s", stores, err, tail(stderr.Bytes()))
+		}
+		n := 0
+		for _, line := range bytes.Split(stderr.Bytes(), []byte("\n")) {
+			if bytes.HasPrefix(line, []byte("> ")) {
+				n++
+			}
+		}
+		return n
+	}
+	one, two := calls(1), calls(2)
+	perStore := two - one
+	t.Logf("jsii requests: %d with one more store, %d with two: %d a store (budget %d)", one, two, perStore, jsiiCallsPerStore)
+	if perStore > jsiiCallsPerStore {
+		t.Errorf("a store costs %d jsii round trips, more than the %d budget: build what is pure data in Go and hand it over in one call", perStore, jsiiCallsPerStore)
+	}
+	if perStore < jsiiCallsPerStore*9/10 {
+		t.Logf("a store now costs %d: lower jsiiCallsPerStore to guard the saving", perStore)
+	}
+}
+
+// tail is the last 2 KB of b.
+func tail(b []byte) []byte {
+	if len(b) > 2048 {
+		return b[len(b)-2048:]
+	}
+	return b
+}
