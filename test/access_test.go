@@ -70,7 +70,8 @@ var requiredCells = map[cellKey]erasurecheck.Decision{
 	{"admin/111111111111", "sqs:ReceiveMessage", "dlq/space"}:                       erasurecheck.Allowed,
 	{"other/111111111111", "sqs:ReceiveMessage", "response-queue"}:                  erasurecheck.Denied,
 	{"other/111111111111", "sqs:PurgeQueue", "response-queue"}:                      erasurecheck.Denied,
-	{"admin/111111111111", "sqs:PurgeQueue", "response-queue"}:                      erasurecheck.Allowed,
+	{"admin/111111111111", "sqs:PurgeQueue", "response-queue"}:                      erasurecheck.Either,  // not a handler permission: the operator's to harden
+	{"admin/111111111111", "sqs:SetQueueAttributes", "response-queue"}:              erasurecheck.Allowed, // AWS::SQS::Queue's and QueuePolicy's handlers call it
 	{"other/111111111111", "sqs:SetQueueAttributes", "queue/space"}:                 erasurecheck.Denied,
 	{"other/111111111111", "kms:Decrypt", "queue-key/space"}:                        erasurecheck.Denied,
 	{"other/111111111111", "kms:CreateGrant", "response-key"}:                       erasurecheck.Denied,
@@ -526,5 +527,51 @@ func TestWidenedPolicyFailsTheSynth(t *testing.T) {
 	open := erasuretest.Collect(t, erasuretest.Options{Context: cdkContext(t), Access: true}, build(nil, false))
 	if report := strings.Join(open.Lines, "\n") + "\n"; !strings.Contains(report, "Access[topic]: BreaksErasure") {
 		t.Errorf("a channel without publishers: no line %q in:\n%s", "Access[topic]: BreaksErasure", report)
+	}
+}
+
+// TestHardeningDeniesThatLeaveCloudFormationItsHandlersHold: a Deny that
+// takes actions off the data path away from everyone, administrators
+// included, holds when CloudFormation's handlers do not call them
+// (sqs:PurgeQueue, sqs:StartMessageMoveTask on the response queue and a
+// store's queue: channelpolicy.HandlerPermissions), and fails when they do
+// (sqs:SetQueueAttributes, which AWS::SQS::Queue's and QueuePolicy's update
+// handlers call): the administrators could no longer deploy.
+func TestHardeningDeniesThatLeaveCloudFormationItsHandlersHold(t *testing.T) {
+	defaultApp(t)
+	for _, tc := range []struct {
+		name    string
+		actions []any
+		holds   bool
+		broke   cellKey
+	}{
+		{"no purge, no redrive", []any{"sqs:PurgeQueue", "sqs:StartMessageMoveTask"}, true, cellKey{}},
+		{"no attribute changes", []any{"sqs:SetQueueAttributes"}, false, cellKey{"admin/111111111111", "sqs:SetQueueAttributes", "response-queue"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyAssembly(t, defaultDir)
+			tpls := readTemplates(t, dir)
+			harden := map[string]any{"Sid": "Hardening", "Effect": "Deny", "Principal": "*", "Action": tc.actions, "Resource": "*"}
+			addStatement(t, policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "RosterSendResponses"), harden)
+			addStatement(t, policyDoc(t, tpls["SpaceStore"], "AWS::SQS::QueuePolicy", "OnlyTheHandlerConsumes"), harden)
+			writeTemplates(t, dir, tpls)
+			m, err := erasurecheck.Access([]string{dir}, erasurecheck.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			failing := m.Failing()
+			if tc.holds {
+				for _, c := range failing {
+					t.Errorf("cell does not hold: %s %s %s: want %s, got %s (%s)", c.Principal, c.Action, c.Resource, c.Want, c.Got, c.Because)
+				}
+				if d := m.Decide("admin/111111111111", "sqs:PurgeQueue", "response-queue"); d != erasurecheck.Denied {
+					t.Errorf("the hardening Deny was not read: admin PurgeQueue %s", d)
+				}
+				return
+			}
+			if c, ok := cellsByKey(m)[tc.broke]; !ok || c.Holds() {
+				t.Fatalf("cell %s holds (or is gone) under a Deny of a handler permission: %+v", tc.broke, c)
+			}
+		})
 	}
 }

@@ -131,6 +131,55 @@ var objectActions = []string{
 	"s3:RestoreObject",
 }
 
+// HandlerPermissions are the actions CloudFormation's resource handlers call
+// to create, read, update and delete a resource of the type, on the resource
+// itself (a list handler's account-wide action, such as sqs:ListQueues, is
+// left out): what the administrators, who deploy with CloudFormation, must
+// keep. Source: the CloudFormation registry's resource schemas
+// (handlers.*.permissions; `aws cloudformation describe-type --type RESOURCE
+// --type-name <type>`), as copied into localstack's resource providers
+// (localstack-core/localstack/services/sqs/resource_providers/generated/
+// aws_sqs_queue.schema.json and aws_sqs_queuepolicy.schema.json). cfn-lint's
+// bundled schemas leave the handlers out. Only the types whose schema was
+// read are declared; a kind whose types are not all declared keeps every
+// action off its data path for its administrators (AdministratorNeeds).
+var HandlerPermissions = map[string][]string{
+	"AWS::SQS::Queue": {"sqs:CreateQueue", "sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ListQueueTags", "sqs:TagQueue",
+		"sqs:SetQueueAttributes", "sqs:UntagQueue", "sqs:DeleteQueue"},
+	"AWS::SQS::QueuePolicy": {"sqs:SetQueueAttributes"},
+}
+
+// ManagedBy are the CloudFormation types that create and change a kind's
+// resources and policy.
+var ManagedBy = map[Kind][]string{
+	Topic: {"AWS::SNS::Topic", "AWS::SNS::TopicPolicy"}, TopicKey: {"AWS::KMS::Key"}, QueueKey: {"AWS::KMS::Key"},
+	ResponseKey: {"AWS::KMS::Key"}, BucketKey: {"AWS::KMS::Key"},
+	Queue: {"AWS::SQS::Queue", "AWS::SQS::QueuePolicy"}, DeadLetters: {"AWS::SQS::Queue", "AWS::SQS::QueuePolicy"},
+	ResponseQueue: {"AWS::SQS::Queue", "AWS::SQS::QueuePolicy"}, ResponseDLQ: {"AWS::SQS::Queue", "AWS::SQS::QueuePolicy"},
+	Bucket: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"}, BucketObjects: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"},
+	LedgerAnchor: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"}, LedgerAnchorObjects: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"},
+}
+
+// AdministratorNeeds are the actions off a kind's data path its
+// administrators must keep: the handler permissions of every type that
+// manages it (a hardening Deny of any other, such as sqs:PurgeQueue, is the
+// operator's choice). known is false when a type's handlers are not
+// declared: then every action off the data path is needed.
+func AdministratorNeeds(k Kind) (actions []string, known bool) {
+	types := ManagedBy[k]
+	if len(types) == 0 {
+		return nil, false
+	}
+	for _, typ := range types {
+		p, ok := HandlerPermissions[typ]
+		if !ok {
+			return nil, false
+		}
+		actions = append(actions, p...)
+	}
+	return actions, true
+}
+
 // DefaultAdministrators is whom the channel takes for the administrators of
 // its resources in one account when none are declared: the CloudFormation
 // execution role of CDK's default bootstrap (any qualifier), which creates,

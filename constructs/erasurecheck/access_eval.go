@@ -15,6 +15,10 @@ const (
 	Allowed   = iameval.Allowed
 	Denied    = iameval.Denied
 	Undecided = iameval.Undecided // a policy uses something the evaluator does not judge
+	// Either is what the channel wants of a cell it leaves to the operator
+	// (an administrator's action off the data path that CloudFormation does
+	// not need): allowed or denied both hold, undecided does not.
+	Either Decision = "either"
 )
 
 // assembly is the template model of what the check reads, with what the

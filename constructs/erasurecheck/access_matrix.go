@@ -24,7 +24,7 @@ type Cell struct {
 }
 
 // Holds says whether the policies decide what the channel needs.
-func (c Cell) Holds() bool { return c.Want == c.Got }
+func (c Cell) Holds() bool { return c.Want == c.Got || c.Want == Either && c.Got != Undecided }
 
 // AccessMatrix is the channel's data path, evaluated offline over the
 // synthesized identity, queue, topic, bucket and key policies.
