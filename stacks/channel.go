@@ -18,6 +18,7 @@ const (
 	OutputResponseQueueURL = "ErasureResponseQueueUrl"
 	OutputResponseQueueArn = "ErasureResponseQueueArn"
 	OutputResponseKeyArn   = "ErasureResponseKeyArn"
+	OutputTopicKeyArn      = "ErasureTopicKeyArn"
 )
 
 // ChannelStackProps configures the channel stack.
@@ -64,5 +65,6 @@ func NewChannelStack(scope constructs.Construct, id string, props *ChannelStackP
 	out(OutputResponseQueueURL, ch.ResponseQueue.QueueUrl(), "The response queue stores answer on")
 	out(OutputResponseQueueArn, ch.ResponseQueue.QueueArn(), "The response queue's ARN")
 	out(OutputResponseKeyArn, ch.ResponseKey.KeyArn(), "The response queue's KMS key: stores import the queue with it")
+	out(OutputTopicKeyArn, ch.TopicKey.KeyArn(), "The erasure topic's KMS key: a store app's check keeps its bitmap bucket off it (erasurectl check --topic-key-arn)")
 	return &ChannelStack{Stack: stack, Channel: ch}
 }

@@ -130,7 +130,7 @@ func TestStoreTeamAppRefusedByCDKCLI(t *testing.T) {
 // fails with every line in its error, and the test kit reports exactly the
 // lines CDK reported.
 func TestStoreTeamAppRefusedInProcess(t *testing.T) {
-	res := erasuretest.Collect(t, erasuretest.Options{TopicArns: []string{storeteam.TopicArn}, Context: storeTeamContext(t)},
+	res := erasuretest.Collect(t, erasuretest.Options{TopicArns: []string{storeteam.TopicArn}, TopicKeyArns: []string{storeteam.TopicKeyArn}, Context: storeTeamContext(t)},
 		func(app awscdk.App) { storeteam.Build(app, storeteam.Cases()) })
 	if res.Err == "" {
 		t.Fatal("app.Synth returned normally over broken stores")
@@ -158,7 +158,7 @@ func TestStoreTeamAppRefusedInProcess(t *testing.T) {
 func assertCheckCLIAgrees(t *testing.T, assembly string, reported []reportedLine) {
 	t.Helper()
 	bin := erasurectlBinary(t)
-	cmd := exec.Command(bin, "check", "--topic-arn", storeteam.TopicArn, assembly)
+	cmd := exec.Command(bin, "check", "--topic-arn", storeteam.TopicArn, "--topic-key-arn", storeteam.TopicKeyArn, assembly)
 	out, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("erasurectl check over the broken stores: want exit 1, got %v\n%s", err, out)
@@ -182,5 +182,25 @@ func assertCheckCLIAgrees(t *testing.T, assembly string, reported []reportedLine
 	sort.Strings(got)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("erasurectl check and the plugin disagree:\ncheck:\n%s\nplugin:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestABucketUnderAnUnknownTopicKeyIsUnresolved: a bitmap bucket under a
+// key of another app, in an app that imports the channel by ARN without its
+// key, cannot be told apart from one under the topic's key: the check says
+// so (UnresolvedToken), never passes it. Given the key
+// (TestStoreTeamAppRefusedInProcess, bucket-under-imported-topic-key), it
+// is refused.
+func TestABucketUnderAnUnknownTopicKeyIsUnresolved(t *testing.T) {
+	res := erasuretest.Collect(t, erasuretest.Options{TopicArns: []string{storeteam.TopicArn}, Context: storeTeamContext(t)},
+		func(app awscdk.App) {
+			storeteam.Build(app, []storeteam.Case{{Name: "bucket-under-an-unknown-key", Bucket: &storeteam.BucketShape{TopicKey: true}}})
+		})
+	found := false
+	for _, l := range res.Lines {
+		found = found || strings.Contains(l, ".bitmapBucket.encryptionKey: UnresolvedToken")
+	}
+	if !found {
+		t.Fatalf("no UnresolvedToken line for the bucket's key:\n%s", strings.Join(res.Lines, "\n"))
 	}
 }

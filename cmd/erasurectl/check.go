@@ -13,9 +13,10 @@ import (
 )
 
 type checkCmd struct {
-	Paths    []string `arg:"" name:"path" help:"A cloud assembly directory (cdk.out, from any CDK language) or CloudFormation templates (JSON or YAML)."`
-	TopicArn []string `name:"topic-arn" help:"The erasure topic's ARN, for a channel deployed by another app (repeatable)."`
-	Format   string   `enum:"text,json,sarif" default:"text" help:"Output: text (one line per problem), json, or sarif (SARIF 2.1.0 for code scanning)."`
+	Paths       []string `arg:"" name:"path" help:"A cloud assembly directory (cdk.out, from any CDK language) or CloudFormation templates (JSON or YAML)."`
+	TopicArn    []string `name:"topic-arn" help:"The erasure topic's ARN, for a channel deployed by another app (repeatable)."`
+	TopicKeyArn []string `name:"topic-key-arn" help:"The erasure topic's KMS key ARN, for a channel deployed by another app (its TopicKeyArn output; repeatable): a bitmap bucket under it is refused."`
+	Format      string   `enum:"text,json,sarif" default:"text" help:"Output: text (one line per problem), json, or sarif (SARIF 2.1.0 for code scanning)."`
 	// AllowNoStores accepts templates with no store: without it, finding none
 	// fails, since a guardrail that recognised nothing has checked nothing.
 	AllowNoStores bool `name:"allow-no-stores" help:"Exit 0 when no queue subscribed to the erasure topic is found (default: exit 1, since nothing was checked)."`
@@ -42,7 +43,7 @@ func (c *checkCmd) Run(g *globals) error {
 	if c.Quotas {
 		return c.printQuotas(g)
 	}
-	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, Access: c.Access, Parameters: c.Parameter})
+	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, TopicKeyArns: c.TopicKeyArn, Access: c.Access, Parameters: c.Parameter})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}

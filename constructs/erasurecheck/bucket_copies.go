@@ -237,6 +237,8 @@ func (a *assembly) checkSharedKeys(stores []*storeCheck, topics topicRefs) Findi
 		name := sc.store.Path + ".bitmapBucket.encryptionKey"
 		if a.isTopicKey(topics, key) {
 			f.add(b.BucketID, name, timing.Invalid, "the bucket is under the erasure topic's key: a publisher's key grant would reach the store's data; give the bucket a key of its own")
+		} else if _, _, inApp := a.ResourceOf(key); !inApp && len(topics.keys) == 0 && topics.outsideTopic(a) {
+			f.add(b.BucketID, name, timing.UnresolvedToken, "the bucket is under a key of another app (%s) and the erasure topic is another app's, named without its key, so whether the bucket shares the topic's key cannot be told; pass the topic's key (erasurectl check --topic-key-arn, erasurecheck.Config.TopicKeyArns: the channel stack's TopicKeyArn output), or give the bucket a key of its own", key)
 		}
 		for _, other := range stores {
 			o := other.store

@@ -21,6 +21,13 @@ type Config struct {
 	// by another app. A topic ErasureChannel built in this app is found by
 	// itself.
 	TopicArns []string
+	// TopicKeyArns are the erasure topic's KMS key ARNs, for a channel
+	// deployed by another app (its ErasureChannel's TopicKey; erasurectl
+	// check --topic-key-arn). A bitmap bucket under one is refused; with a
+	// topic of another app and no key given, a bucket under a key of
+	// another app is a line the check cannot settle (UnresolvedToken), never
+	// a pass.
+	TopicKeyArns []string
 	// Parameters are values for template parameters by name, as a deploy
 	// passes them (erasurectl check --parameter K=V; cdk.json context); a
 	// parameter without one takes its Default.
@@ -178,6 +185,7 @@ func (a *assembly) check(cfg Config) *Result {
 	c := constantsOr(cfg.Constants)
 	a.setParams(cfg.Parameters)
 	topics := a.erasureTopics(cfg.TopicArns)
+	topics.keys = cfg.TopicKeyArns
 	res := &Result{}
 	var stores []*storeCheck
 	for _, t := range a.Templates {

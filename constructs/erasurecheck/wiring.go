@@ -15,6 +15,18 @@ import (
 // topicRefs is every identity the erasure topic is known by.
 type topicRefs struct {
 	idents []string
+	keys   []string // the topic's key ARNs, when the channel is another app's (Config.TopicKeyArns)
+}
+
+// outsideTopic says whether no erasure topic is a resource of the app: the
+// channel is another app's, known by ARN only.
+func (r topicRefs) outsideTopic(a *assembly) bool {
+	for _, ti := range r.idents {
+		if _, _, ok := a.ResourceOf(ti); ok {
+			return false
+		}
+	}
+	return len(r.idents) > 0
 }
 
 func (a *assembly) erasureTopics(extraARNs []string) topicRefs {
@@ -70,6 +82,11 @@ func (r topicRefs) names(a *assembly, t *template, v any) bool {
 
 // isTopicKey says whether ident is the key of an erasure topic.
 func (a *assembly) isTopicKey(r topicRefs, keyIdent string) bool {
+	for _, k := range r.keys {
+		if iameval.ARNsMeet(k, keyIdent) || k == keyIdent {
+			return true
+		}
+	}
 	for _, ti := range r.idents {
 		if tt, id, ok := a.ResourceOf(ti); ok {
 			if k := a.Ident(tt, tt.Resources[id].Properties["KmsMasterKeyId"]); k != "" && k == keyIdent {

@@ -28,6 +28,9 @@ type Options struct {
 	// TopicArns are the erasure topic's ARNs when the channel is not in the
 	// app (the usual case for a store team).
 	TopicArns []string
+	// TopicKeyArns are the erasure topic's key ARNs, with TopicArns
+	// (erasurecheck.Config.TopicKeyArns).
+	TopicKeyArns []string
 	// Context is the app's context (feature flags, the team's own keys),
 	// over the kit's defaults (DefaultContext).
 	Context map[string]any
@@ -86,7 +89,7 @@ func Synth(t testing.TB, opts Options, build func(app awscdk.App)) Result {
 // still a line: it never returns no lines for a failed synth.
 func Collect(t testing.TB, opts Options, build func(app awscdk.App)) Result {
 	t.Helper()
-	check := erasurecheck.NewPlugin(erasurecheck.Config{TopicArns: opts.TopicArns, Access: opts.Access})
+	check := erasurecheck.NewPlugin(erasurecheck.Config{TopicArns: opts.TopicArns, TopicKeyArns: opts.TopicKeyArns, Access: opts.Access})
 	dir := t.TempDir()
 	ctx := DefaultContext()
 	for k, v := range opts.Context {

@@ -36,11 +36,12 @@ const (
 	TopicArn         = "arn:aws:sns:" + Region + ":" + ChannelAccount + ":erasure-topic"
 	ResponseQueueArn = "arn:aws:sqs:" + Region + ":" + ChannelAccount + ":erasure-responses"
 	ResponseKeyArn   = "arn:aws:kms:" + Region + ":" + ChannelAccount + ":key/00000000-0000-4000-8000-000000000000"
+	TopicKeyArn      = "arn:aws:kms:" + Region + ":" + ChannelAccount + ":key/00000000-0000-4000-8000-000000000001"
 )
 
 // Install is the README's one line: the app-wide check over every template.
 func Install(app awscdk.App) {
-	awscdk.Validations_Of(app).AddPlugins(erasurecheck.NewPlugin(erasurecheck.Config{TopicArns: []string{TopicArn}}))
+	awscdk.Validations_Of(app).AddPlugins(erasurecheck.NewPlugin(erasurecheck.Config{TopicArns: []string{TopicArn}, TopicKeyArns: []string{TopicKeyArn}}))
 }
 
 // Shape is a hand-rolled store: every setting right unless a field changes it.
@@ -91,7 +92,10 @@ type Shape struct {
 // backups and keys.
 type BucketShape struct {
 	DirectExpiry, VersioningSuspended, Replication, ArchiveTier, QueueKey bool
-	BackupDays                                                            int // 0: no backup; -1: a plan that never deletes
+	// TopicKey puts the bucket under the imported erasure topic's key
+	// (TopicKeyArn, which the app's check is given).
+	TopicKey   bool
+	BackupDays int // 0: no backup; -1: a plan that never deletes
 }
 
 // Case is one stack of the app and the lines its synth must fail with, each
@@ -174,6 +178,7 @@ func Cases() []Case {
 		{Name: "bucket-backup-forever", Bucket: &BucketShape{BackupDays: -1}, Want: []string{".bitmapBucket.backups[bitmap-bucket]: BreaksErasure"}},
 		{Name: "bucket-backup-too-long", Bucket: &BucketShape{BackupDays: 90}, Want: []string{".bitmapBucket.backups[bitmap-bucket]: AboveCap"}},
 		{Name: "bucket-under-queue-key", Bucket: &BucketShape{QueueKey: true}, Want: []string{".bitmapBucket.encryptionKey: Invalid"}},
+		{Name: "bucket-under-imported-topic-key", Bucket: &BucketShape{TopicKey: true}, Want: []string{".bitmapBucket.encryptionKey: Invalid"}},
 	}
 }
 
@@ -472,6 +477,9 @@ func (b BucketShape) Build(stack awscdk.Stack, name string) {
 	var props *erasure.BitmapStoreBucketProps
 	if b.QueueKey {
 		props = &erasure.BitmapStoreBucketProps{Key: sub.Key}
+	}
+	if b.TopicKey {
+		props = &erasure.BitmapStoreBucketProps{Key: awskms.Key_FromKeyArn(stack, jsii.String("TopicKey"), jsii.String(TopicKeyArn))}
 	}
 	bucket := erasure.NewBitmapStoreBucket(stack, jsii.String("Bucket"), props)
 	bucket.AttachTo(sub)
