@@ -338,6 +338,18 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 			addStatement(t, doc, map[string]any{"Effect": "Allow", "Principal": map[string]any{"AWS": "arn:aws:iam::222222222222:root"},
 				"Action": "s3:PutObject", "Resource": "*"})
 		}, cellKey{"other/222222222222", "s3:PutObject", "ledger-anchor-objects"}},
+		{"the bitmap bucket's lock removed and another account let read its registry rows", func(t *testing.T, tpls map[string]template) {
+			// Only the rows: the segments' class alone would not see it.
+			doc := policyDoc(t, tpls["BitmapStore"], "AWS::S3::BucketPolicy", "OnlyTheStoreReadsAndWrites")
+			removeStatement(t, doc, "OnlyTheStoreReadsAndWrites")
+			bucket, prefix := bitmapBucketOf(t, tpls["BitmapStore"])
+			addStatement(t, doc, map[string]any{"Effect": "Allow", "Principal": map[string]any{"AWS": "arn:aws:iam::222222222222:root"}, "Action": "s3:GetObject",
+				"Resource": map[string]any{"Fn::Join": []any{"", []any{map[string]any{"Fn::GetAtt": []any{bucket, "Arn"}}, "/" + prefix + "registry/*"}}}})
+		}, cellKey{"other/222222222222", "s3:GetObject", "bucket-rows/bitmaps"}},
+		{"the bitmap store's handler let delete the registry's history", func(t *testing.T, tpls map[string]template) {
+			doc := policyDoc(t, tpls["BitmapStore"], "AWS::IAM::Policy", "")
+			addStatement(t, doc, map[string]any{"Effect": "Allow", "Action": "s3:DeleteObjectVersion", "Resource": "*"})
+		}, cellKey{"handler/bitmaps", "s3:DeleteObjectVersion", "bucket-rows/bitmaps"}},
 		{"a publisher pattern with [ (a literal in IAM, not a class)", func(t *testing.T, tpls map[string]template) {
 			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SNS::TopicPolicy", "OnlyPublishersPublish")
 			for _, s := range doc["Statement"].([]any) {
@@ -574,4 +586,22 @@ func TestHardeningDeniesThatLeaveCloudFormationItsHandlersHold(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bitmapBucketOf is the logical id of the bitmap store's bucket in tpl and
+// the prefix its handler is given.
+func bitmapBucketOf(t *testing.T, tpl template) (id, prefix string) {
+	t.Helper()
+	for rid, r := range tpl.resources("AWS::Lambda::Function") {
+		_ = rid
+		env, _ := r["Properties"].(map[string]any)["Environment"].(map[string]any)
+		vars, _ := env["Variables"].(map[string]any)
+		if b, ok := vars[contract.EnvBitmapBucket].(map[string]any); ok {
+			ref, _ := b["Ref"].(string)
+			p, _ := vars[contract.EnvBitmapPrefix].(string)
+			return ref, p
+		}
+	}
+	t.Fatal("no function names the bitmap bucket")
+	return "", ""
 }

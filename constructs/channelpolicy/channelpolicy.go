@@ -24,6 +24,12 @@ const (
 	Bucket        Kind = "bucket"         // a bitmap store's bucket
 	BucketObjects Kind = "bucket-objects" // the objects in it
 	BucketKey     Kind = "bucket-key"     // the bucket's key
+	// BucketRows are a bitmap bucket's registry rows (<prefix>registry/…):
+	// the store reads and writes them, and nobody reads or deletes their
+	// versions (their history stays for a restore). BucketOutside are its
+	// objects outside the store's prefix, which the data path never reaches.
+	BucketRows    Kind = "bucket-rows"
+	BucketOutside Kind = "bucket-outside"
 	// LedgerAnchor is the ledger's anchor bucket (Object Lock): the signed
 	// tree heads of its receipt log; LedgerAnchorObjects the heads in it.
 	LedgerAnchor        Kind = "ledger-anchor"
@@ -32,7 +38,7 @@ const (
 
 // Kinds lists every kind, in a stable order.
 var Kinds = []Kind{Topic, TopicKey, Queue, DeadLetters, QueueKey, ResponseQueue, ResponseDLQ, ResponseKey, Bucket, BucketObjects, BucketKey,
-	LedgerAnchor, LedgerAnchorObjects}
+	BucketRows, BucketOutside, LedgerAnchor, LedgerAnchorObjects}
 
 // IsKey says whether resources of the kind are KMS keys.
 func (k Kind) IsKey() bool {
@@ -56,6 +62,9 @@ var (
 	// BucketList and ObjectData: what the bitmap library issues.
 	BucketList = []string{"s3:ListBucket", "s3:ListBucketVersions"}
 	ObjectData = []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:GetObjectVersion", "s3:DeleteObjectVersion", "s3:AbortMultipartUpload"}
+	// VersionData are the object actions on versions: the bitmap library
+	// takes them on its generations (segments) only, never on its registry.
+	VersionData = []string{"s3:GetObjectVersion", "s3:DeleteObjectVersion"}
 	// AnchorList and AnchorData: the ledger's sweeper lists the anchor's
 	// heads (every version) and writes and reads them; it deletes nothing.
 	AnchorList = []string{"s3:ListBucketVersions"}
@@ -78,6 +87,8 @@ var Catalogue = map[Kind][]string{
 	Bucket:        bucketActions,
 	BucketObjects: objectActions,
 	BucketKey:     keyActions,
+	BucketRows:    objectActions,
+	BucketOutside: objectActions,
 	// The anchor is a bucket like the bitmap store's.
 	LedgerAnchor:        bucketActions,
 	LedgerAnchorObjects: objectActions,
@@ -157,6 +168,7 @@ var ManagedBy = map[Kind][]string{
 	Queue: {"AWS::SQS::Queue", "AWS::SQS::QueuePolicy"}, DeadLetters: {"AWS::SQS::Queue", "AWS::SQS::QueuePolicy"},
 	ResponseQueue: {"AWS::SQS::Queue", "AWS::SQS::QueuePolicy"}, ResponseDLQ: {"AWS::SQS::Queue", "AWS::SQS::QueuePolicy"},
 	Bucket: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"}, BucketObjects: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"},
+	BucketRows: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"}, BucketOutside: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"},
 	LedgerAnchor: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"}, LedgerAnchorObjects: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"},
 }
 

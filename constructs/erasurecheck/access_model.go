@@ -171,6 +171,20 @@ func (m *AccessMatrix) findTargets(stores []Store, cfg Config) {
 			}
 			m.add("bucket/"+name, channelpolicy.Bucket, name, bucket)
 			m.add("bucket-objects/"+name, channelpolicy.BucketObjects, name, &objects)
+			// One class of object per place the store keeps objects: its
+			// registry rows, and (under a prefix) what lies outside it.
+			objectsAt := func(key string) *target {
+				o := *bucket
+				o.Aliases = nil
+				for _, al := range cfnmodel.Aliases(b.t, b.BucketID) {
+					o.Aliases = append(o.Aliases, al+"/"+key)
+				}
+				return &o
+			}
+			m.add("bucket-rows/"+name, channelpolicy.BucketRows, name, objectsAt(b.Prefix+"registry/subject-probe/s0.reg"))
+			if b.Prefix != "" {
+				m.add("bucket-outside/"+name, channelpolicy.BucketOutside, name, objectsAt("outside-the-store-prefix-probe"))
+			}
 			m.add("bucket-key/"+name, channelpolicy.BucketKey, name, a.keyTarget(b.t, a.bucketKeyValue(b), "s3"))
 		}
 		if len(s.functions) > 0 {
@@ -676,6 +690,12 @@ func (m *AccessMatrix) need(p *principal, action string, t *target, e *endpoint)
 		return yes(m.isRosterHandler(p) || m.isDeclared(p, m.decl.readers))
 	case channelpolicy.Bucket, channelpolicy.BucketObjects, channelpolicy.BucketKey:
 		return yes(handler)
+	case channelpolicy.BucketRows:
+		// The registry's history stays for a restore: nobody reads or
+		// deletes its versions.
+		return yes(handler && !slices.Contains(channelpolicy.VersionData, action))
+	case channelpolicy.BucketOutside:
+		return Denied // the data path never leaves the store's prefix
 	case channelpolicy.LedgerAnchor, channelpolicy.LedgerAnchorObjects:
 		// The sweeper writes heads; it, the administrators and the
 		// declared auditors read them.
@@ -711,7 +731,7 @@ func dataActions(k channelpolicy.Kind) []string {
 		return channelpolicy.QueueData
 	case channelpolicy.Bucket:
 		return channelpolicy.BucketList
-	case channelpolicy.BucketObjects:
+	case channelpolicy.BucketObjects, channelpolicy.BucketRows, channelpolicy.BucketOutside:
 		return channelpolicy.ObjectData
 	case channelpolicy.LedgerAnchor:
 		return channelpolicy.AnchorList
@@ -955,6 +975,7 @@ var plainHTTP = map[channelpolicy.Kind]bool{
 	channelpolicy.Topic: true, channelpolicy.Queue: true, channelpolicy.DeadLetters: true, channelpolicy.ResponseQueue: true,
 	channelpolicy.ResponseDLQ: true, channelpolicy.Bucket: true, channelpolicy.BucketObjects: true,
 	channelpolicy.LedgerAnchor: true, channelpolicy.LedgerAnchorObjects: true,
+	channelpolicy.BucketRows: true, channelpolicy.BucketOutside: true,
 }
 
 // tlsOnly says whether t is held to TLS: a resource of a kind whose service
