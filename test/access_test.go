@@ -350,6 +350,22 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 			doc := policyDoc(t, tpls["BitmapStore"], "AWS::IAM::Policy", "")
 			addStatement(t, doc, map[string]any{"Effect": "Allow", "Action": "s3:DeleteObjectVersion", "Resource": "*"})
 		}, cellKey{"handler/bitmaps", "s3:DeleteObjectVersion", "bucket-rows/bitmaps"}},
+		{"the subscription lock also admits the store queues of an account only the condition names", func(t *testing.T, tpls map[string]template) {
+			// 333333333333 is on no roster and owns nothing of the app: only
+			// the edited condition names it, and a queue of it is asked.
+			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SNS::TopicPolicy", "SubscribeOnlyStoreQueuesOfTheSubscribersAccount")
+			for _, st := range doc["Statement"].([]any) {
+				sm := st.(map[string]any)
+				if sm["Sid"] != "SubscribeOnlyStoreQueuesOfTheSubscribersAccount" {
+					continue
+				}
+				for _, block := range sm["Condition"].(map[string]any) {
+					for k, v := range block.(map[string]any) {
+						block.(map[string]any)[k] = append(iameval.ListOf(v), "arn:aws:sqs:*:333333333333:"+contract.QueueNamePrefix+"*")
+					}
+				}
+			}
+		}, cellKey{"admin/222222222222", "sns:Subscribe(sqs:a-store-queue-of/333333333333)", "topic"}},
 		{"a publisher pattern with [ (a literal in IAM, not a class)", func(t *testing.T, tpls map[string]template) {
 			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SNS::TopicPolicy", "OnlyPublishersPublish")
 			for _, s := range doc["Statement"].([]any) {

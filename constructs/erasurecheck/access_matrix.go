@@ -46,8 +46,11 @@ type AccessMatrix struct {
 	plain          map[int]bool      // cell index -> asked without TLS (plainCell)
 	// witnessAccounts are the accounts with witnesses, the unnamed one first.
 	witnessAccounts []string
-	everyAccount    bool // Config.EveryAccount
-	only            func(channelpolicy.Kind, string) bool
+	// endpointAccounts are the accounts only an sns:Endpoint condition may
+	// name: each is a class of endpoint (endpoints).
+	endpointAccounts map[string]bool
+	everyAccount     bool // Config.EveryAccount
+	only             func(channelpolicy.Kind, string) bool
 }
 
 // Failing returns the cells whose decision is not what the channel needs.

@@ -114,7 +114,7 @@ func lockdownCells(k channelpolicy.Kind, action string) bool {
 
 // matrixOf is matrixFor with only the cells only admits (all, when nil).
 func (a *assembly) matrixOf(stores []Store, cfg Config, only func(channelpolicy.Kind, string) bool) *AccessMatrix {
-	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{},
+	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{}, endpointAccounts: map[string]bool{},
 		handlers: map[string]*principal{}, endpointOf: map[int]*endpoint{}, plain: map[int]bool{}, decl: declared{roster: map[string]bool{}, rosterAccounts: map[string]bool{}}}
 	m.findTargets(stores, cfg)
 	m.findPrincipals(stores)
@@ -351,6 +351,14 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 			}
 			for _, v := range aws {
 				note(v)
+			}
+			// An endpoint a condition names draws its account: a queue of
+			// it is a class of endpoint, whoever subscribes it.
+			for _, v := range s.ConditionValues("sns:Endpoint") {
+				if acct := iameval.ARNAccount(v); len(acct) == 12 && isDigits(acct) {
+					accounts[acct] = true
+					m.endpointAccounts[acct] = true
+				}
 			}
 		}
 		for _, adm := range t.admins {
@@ -764,6 +772,9 @@ func (m *AccessMatrix) endpoints(standsFor func(string) string, askers []*princi
 		}
 	}
 	for acct := range m.decl.rosterAccounts {
+		accounts[acct] = true
+	}
+	for acct := range m.endpointAccounts {
 		accounts[acct] = true
 	}
 	// Of each class, the account that stands for it and one more: a
