@@ -366,6 +366,22 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 				}
 			}
 		}, cellKey{"admin/222222222222", "sns:Subscribe(sqs:a-store-queue-of/333333333333)", "topic"}},
+		{"the response key's lock removed and another account let use it directly, never through SQS", func(t *testing.T, tpls map[string]template) {
+			// The new grant applies only to a request without
+			// kms:ViaService: a cell asked through SQS never meets it.
+			var doc map[string]any
+			for id, r := range tpls["ErasureChannel"].resources("AWS::KMS::Key") {
+				if strings.HasPrefix(id, "ErasureChannelResponseKey") {
+					doc = r["Properties"].(map[string]any)["KeyPolicy"].(map[string]any)
+				}
+			}
+			if doc == nil {
+				t.Fatal("no response key")
+			}
+			removeStatement(t, doc, "OnlyTheDataPathUsesTheKey")
+			addStatement(t, doc, map[string]any{"Effect": "Allow", "Principal": map[string]any{"AWS": "arn:aws:iam::222222222222:root"}, "Action": "kms:Decrypt",
+				"Resource": "*", "Condition": map[string]any{"Null": map[string]any{"kms:ViaService": "true"}}})
+		}, cellKey{"other/222222222222", "kms:Decrypt(direct)", "response-key"}},
 		{"a publisher pattern with [ (a literal in IAM, not a class)", func(t *testing.T, tpls map[string]template) {
 			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SNS::TopicPolicy", "OnlyPublishersPublish")
 			for _, s := range doc["Statement"].([]any) {

@@ -44,6 +44,7 @@ type AccessMatrix struct {
 	storeNames     []string
 	endpointOf     map[int]*endpoint // cell index -> its sns:Subscribe endpoint
 	plain          map[int]bool      // cell index -> asked without TLS (plainCell)
+	direct         map[int]bool      // cell index -> a key asked without kms:ViaService (directCell)
 	// witnessAccounts are the accounts with witnesses, the unnamed one first.
 	witnessAccounts []string
 	// endpointAccounts are the accounts only an sns:Endpoint condition may
@@ -104,6 +105,9 @@ func (m *AccessMatrix) requestOf(i int) iameval.Request {
 	q := m.a.request(m.principals[c.Principal], action, m.targets[c.Resource])
 	if m.plain[i] {
 		q.Ctx["aws:securetransport"] = []string{"false"}
+	}
+	if m.direct[i] {
+		delete(q.Ctx, "kms:viaservice")
 	}
 	if e := m.endpointOf[i]; e != nil {
 		q.Ctx["sns:protocol"] = []string{e.protocol}

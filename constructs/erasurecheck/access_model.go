@@ -115,7 +115,7 @@ func lockdownCells(k channelpolicy.Kind, action string) bool {
 // matrixOf is matrixFor with only the cells only admits (all, when nil).
 func (a *assembly) matrixOf(stores []Store, cfg Config, only func(channelpolicy.Kind, string) bool) *AccessMatrix {
 	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{}, endpointAccounts: map[string]bool{},
-		handlers: map[string]*principal{}, endpointOf: map[int]*endpoint{}, plain: map[int]bool{}, decl: declared{roster: map[string]bool{}, rosterAccounts: map[string]bool{}}}
+		handlers: map[string]*principal{}, endpointOf: map[int]*endpoint{}, plain: map[int]bool{}, direct: map[int]bool{}, decl: declared{roster: map[string]bool{}, rosterAccounts: map[string]bool{}}}
 	m.findTargets(stores, cfg)
 	m.findPrincipals(stores)
 	m.only = only
@@ -836,9 +836,11 @@ func (m *AccessMatrix) evaluateAll() {
 	// Every target's candidates first, so that the cells are allocated once.
 	candidatesOf := make([][]*principal, len(m.order))
 	endpointsOf := make([][]*endpoint, len(m.order))
-	askPlain := make([]bool, len(m.order))
+	askPlain, askDirect := make([]bool, len(m.order)), make([]bool, len(m.order))
 	for ti, tname := range m.order {
-		askPlain[ti] = m.only == nil && m.tlsOnly(m.targets[tname])
+		t := m.targets[tname]
+		askPlain[ti] = m.only == nil && m.tlsOnly(t)
+		askDirect[ti] = m.only == nil && t.kind.IsKey() && t.Via != ""
 	}
 	asksOf := make([]func(*principal, *endpoint) bool, len(m.order))
 	cells := 0
@@ -929,6 +931,9 @@ func (m *AccessMatrix) evaluateAll() {
 				if askPlain[ti] {
 					cells += len(candidates)
 				}
+				if askDirect[ti] && slices.Contains(channelpolicy.KeyUse, action) {
+					cells += len(candidates)
+				}
 			}
 		}
 	}
@@ -937,7 +942,15 @@ func (m *AccessMatrix) evaluateAll() {
 		t := m.targets[tname]
 		for _, p := range candidatesOf[ti] {
 			base := m.a.request(p, "", t)
-			plain := base
+			plain, direct := base, base
+			if askDirect[ti] {
+				direct.Ctx = make(map[string][]string, len(base.Ctx))
+				for k, v := range base.Ctx {
+					if k != "kms:viaservice" {
+						direct.Ctx[k] = v
+					}
+				}
+			}
 			if askPlain[ti] {
 				plain.Ctx = make(map[string][]string, len(base.Ctx))
 				for k, v := range base.Ctx {
@@ -972,6 +985,9 @@ func (m *AccessMatrix) evaluateAll() {
 				m.cell(p, q, t, nil)
 				if askPlain[ti] {
 					m.plainCell(p, plain.WithLowerAction(action, lowerActions[action]), t)
+				}
+				if askDirect[ti] && slices.Contains(channelpolicy.KeyUse, action) {
+					m.directCell(p, direct.WithLowerAction(action, lowerActions[action]), t)
 				}
 			}
 		}
@@ -1022,6 +1038,24 @@ func (m *AccessMatrix) plainCell(p *principal, q iameval.Request, t *target) {
 	v := iameval.Evaluate(q)
 	m.Cells = append(m.Cells, Cell{Principal: p.name, Class: p.class, Action: q.Action + plainHTTPLabel, Resource: t.name, Want: Denied, Got: v.Decision, Because: v.Because})
 	m.plain[len(m.Cells)-1] = true
+}
+
+// directKeyLabel marks a key cell asked without kms:ViaService, as a
+// principal calls KMS itself: kms:Decrypt(direct).
+const directKeyLabel = "(direct)"
+
+// directCell is the cell of q asked of a key directly. The data path uses
+// its keys only through SQS and SNS, so a principal the path does not need
+// must be denied; one it needs may be let in directly or not (CDK's grants
+// do, a ViaService condition does not): the operator's choice.
+func (m *AccessMatrix) directCell(p *principal, q iameval.Request, t *target) {
+	v := iameval.Evaluate(q)
+	want := m.need(p, q.Action, t, nil)
+	if want == Allowed {
+		want = Either
+	}
+	m.Cells = append(m.Cells, Cell{Principal: p.name, Class: p.class, Action: q.Action + directKeyLabel, Resource: t.name, Want: want, Got: v.Decision, Because: v.Because})
+	m.direct[len(m.Cells)-1] = true
 }
 
 // subscriberClasses chooses the witnesses a subscription to one endpoint
