@@ -197,7 +197,11 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 			if n == "" {
 				n = lid
 			}
-			arn = fmt.Sprintf("arn:aws:iam::%s:role/%s", tt.Account, n)
+			path := name("Path") // a handler's is contract.HandlerRolePath: the locks match it
+			if path == "" {
+				path = "/"
+			}
+			arn = fmt.Sprintf("arn:aws:iam::%s:role%s%s", tt.Account, path, n)
 		case "AWS::S3::Bucket":
 			arn = "arn:aws:s3:::" + strings.ToLower(tt.Stack+"-"+lid)
 		case "AWS::Logs::LogGroup":
@@ -308,7 +312,13 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 				}
 			}
 			name := principalArn[strings.LastIndex(principalArn, "/")+1:]
-			principalArn = fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/session", p.Account, name)
+			// The session the evaluator asked as (Lambda's is the function
+			// name): a NotPrincipal that names it spares it in both.
+			session := p.Session
+			if session == "" {
+				session = "session"
+			}
+			principalArn = fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", p.Account, name, session)
 		}
 		resArn := r.Aliases[0]
 		if strings.HasPrefix(resArn, "res:") {
