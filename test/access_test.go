@@ -302,19 +302,7 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 		{"the answer lock exempts the channel account's root user", func(t *testing.T, tpls map[string]template) {
 			// The root user is a class of its own: no role witness stands for it.
 			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "OnlyRosterHandlersAnswer")
-			for _, st := range doc["Statement"].([]any) {
-				sm := st.(map[string]any)
-				if sm["Sid"] != "OnlyRosterHandlersAnswer" {
-					continue
-				}
-				for _, block := range sm["Condition"].(map[string]any) {
-					for k, v := range block.(map[string]any) {
-						if strings.EqualFold(k, "aws:PrincipalArn") {
-							block.(map[string]any)[k] = append(iameval.ListOf(v), "arn:aws:iam::111111111111:root")
-						}
-					}
-				}
-			}
+			widenCondition(t, doc, "OnlyRosterHandlersAnswer", "aws:PrincipalArn", "arn:aws:iam::111111111111:root")
 		}, cellKey{"root/111111111111", "sqs:SendMessage", "response-queue"}},
 		{"the response queue's TLS-only deny removed", func(t *testing.T, tpls map[string]template) {
 			// Every cell is also asked without TLS: the reader's receive over
@@ -354,17 +342,7 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 			// 333333333333 is on no roster and owns nothing of the app: only
 			// the edited condition names it, and a queue of it is asked.
 			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SNS::TopicPolicy", "SubscribeOnlyStoreQueuesOfTheSubscribersAccount")
-			for _, st := range doc["Statement"].([]any) {
-				sm := st.(map[string]any)
-				if sm["Sid"] != "SubscribeOnlyStoreQueuesOfTheSubscribersAccount" {
-					continue
-				}
-				for _, block := range sm["Condition"].(map[string]any) {
-					for k, v := range block.(map[string]any) {
-						block.(map[string]any)[k] = append(iameval.ListOf(v), "arn:aws:sqs:*:333333333333:"+contract.QueueNamePrefix+"*")
-					}
-				}
-			}
+			widenCondition(t, doc, "SubscribeOnlyStoreQueuesOfTheSubscribersAccount", "", "arn:aws:sqs:*:333333333333:"+contract.QueueNamePrefix+"*")
 		}, cellKey{"admin/222222222222", "sns:Subscribe(sqs:a-store-queue-of/333333333333)", "topic"}},
 		{"the response key's lock removed and another account let use it directly, never through SQS", func(t *testing.T, tpls map[string]template) {
 			// The new grant applies only to a request without
@@ -636,4 +614,25 @@ func bitmapBucketOf(t *testing.T, tpl template) (id, prefix string) {
 	}
 	t.Fatal("no function names the bitmap bucket")
 	return "", ""
+}
+
+// widenCondition appends value to the condition key (every key when key is
+// "") of statement sid in doc: one more principal or endpoint admitted.
+func widenCondition(t *testing.T, doc map[string]any, sid, key, value string) {
+	t.Helper()
+	for _, st := range doc["Statement"].([]any) {
+		sm := st.(map[string]any)
+		if sm["Sid"] != sid {
+			continue
+		}
+		for _, block := range sm["Condition"].(map[string]any) {
+			for k, v := range block.(map[string]any) {
+				if key == "" || strings.EqualFold(k, key) {
+					block.(map[string]any)[k] = append(iameval.ListOf(v), value)
+				}
+			}
+		}
+		return
+	}
+	t.Fatalf("no statement %s", sid)
 }
