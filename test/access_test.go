@@ -636,3 +636,49 @@ func widenCondition(t *testing.T, doc map[string]any, sid, key, value string) {
 	}
 	t.Fatalf("no statement %s", sid)
 }
+
+// TestOrganisationPoliciesAreJudged: erasurectl access with a service
+// control policy over the store account: one that allows everything leaves
+// every cell holding; one that denies sending to SQS there (the ledger
+// store's handler can no longer answer) fails the handler's answer cell,
+// exit 1; a resource control policy over the channel's account that keeps
+// other accounts out of its SQS does too.
+func TestOrganisationPoliciesAreJudged(t *testing.T) {
+	defaultApp(t)
+	dir := t.TempDir()
+	write := func(name, doc string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	all := write("all.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)
+	noSend := write("no-send.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"},{"Effect":"Deny","Action":"sqs:SendMessage","Resource":"*"}]}`)
+	outsiders := write("outsiders.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"*","Resource":"*"},`+
+		`{"Effect":"Deny","Principal":"*","Action":"sqs:*","Resource":"*","Condition":{"StringNotEquals":{"aws:PrincipalAccount":"111111111111"}}}]}`)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		names string
+	}{
+		{"an SCP that allows everything", []string{"--scp", "222222222222=" + all}, 0, ""},
+		{"an SCP that denies sending", []string{"--scp", "222222222222=" + noSend}, 1, "FAIL  handler/ledger"},
+		{"an RCP that keeps other accounts out", []string{"--rcp", "111111111111=" + outsiders}, 1, "FAIL  handler/ledger"},
+		{"not ACCOUNT=FILE", []string{"--scp", all}, 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := exec.Command(erasurectlBinary(t), append(append([]string{"access", "--failing"}, tc.args...), defaultDir)...).CombinedOutput()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code || !strings.Contains(string(out), tc.names) {
+				t.Errorf("exit %d, want %d naming %q:\n%s", code, tc.code, tc.names, tail(out))
+			}
+		})
+	}
+}

@@ -14,12 +14,17 @@ type accessCmd struct {
 	Format   string   `enum:"text,json" default:"text" help:"Output: text (a table) or json."`
 	Failing  bool     `name:"failing" help:"Print only the cells that do not hold."`
 	Every    bool     `name:"every-account" help:"Ask every account's principals of every resource, not one account of each class its policy draws (the same decisions; slow with many accounts)."`
+	orgPolicyFlags
 }
 
 // Run evaluates the channel's data path over the synthesized policies and
 // exits 1 when a cell is not what the channel needs.
 func (c *accessCmd) Run(g *globals) error {
-	m, err := erasurecheck.Access(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, EveryAccount: c.Every})
+	scps, rcps, err := c.policies()
+	if err != nil {
+		return err
+	}
+	m, err := erasurecheck.Access(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, EveryAccount: c.Every, SCPs: scps, RCPs: rcps})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}

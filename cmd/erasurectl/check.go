@@ -10,6 +10,7 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/contract/bounded"
 )
 
 type checkCmd struct {
@@ -17,6 +18,7 @@ type checkCmd struct {
 	TopicArn    []string `name:"topic-arn" help:"The erasure topic's ARN, for a channel deployed by another app (repeatable)."`
 	TopicKeyArn []string `name:"topic-key-arn" help:"The erasure topic's KMS key ARN, for a channel deployed by another app (its TopicKeyArn output; repeatable): a bitmap bucket under it is refused."`
 	Format      string   `enum:"text,json,sarif" default:"text" help:"Output: text (one line per problem), json, or sarif (SARIF 2.1.0 for code scanning)."`
+	orgPolicyFlags
 	// AllowNoStores accepts templates with no store: without it, finding none
 	// fails, since a guardrail that recognised nothing has checked nothing.
 	AllowNoStores bool `name:"allow-no-stores" help:"Exit 0 when no queue subscribed to the erasure topic is found (default: exit 1, since nothing was checked)."`
@@ -43,7 +45,12 @@ func (c *checkCmd) Run(g *globals) error {
 	if c.Quotas {
 		return c.printQuotas(g)
 	}
-	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, TopicKeyArns: c.TopicKeyArn, Access: c.Access, Parameters: c.Parameter})
+	scps, rcps, err := c.policies()
+	if err != nil {
+		return err
+	}
+	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, TopicKeyArns: c.TopicKeyArn, Access: c.Access, Parameters: c.Parameter,
+		SCPs: scps, RCPs: rcps})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
@@ -171,4 +178,43 @@ func (c *checkCmd) printQuotas(g *globals) error {
 		fmt.Fprintf(g.Stdout, "%-50s %9d of %9d (%5.1f%%)  %s\n", n, u.Used, u.Limit, 100*float64(u.Used)/float64(u.Limit), u.Path)
 	}
 	return nil
+}
+
+// orgPolicyFlags are an organisation's service and resource control policies
+// to judge, each ACCOUNT=FILE (repeatable: an account's files are its levels,
+// the account first, then each organisational unit up to the root).
+type orgPolicyFlags struct {
+	SCP []string `name:"scp" placeholder:"ACCOUNT=FILE" help:"A service control policy over an account's principals (repeatable; an account's files are its levels, each of which must allow)."`
+	RCP []string `name:"rcp" placeholder:"ACCOUNT=FILE" help:"A resource control policy over an account's resources (repeatable, levels as --scp)."`
+}
+
+// maxOrgPolicyBytes bounds a policy file (SCPs and RCPs are at most 5,120
+// characters; the bound leaves room for whitespace).
+const maxOrgPolicyBytes = 64 << 10
+
+func (f orgPolicyFlags) policies() (scps, rcps map[string][]any, err error) {
+	read := func(flag string, entries []string) (map[string][]any, error) {
+		out := map[string][]any{}
+		for _, e := range entries {
+			acct, file, ok := strings.Cut(e, "=")
+			if !ok || len(acct) != 12 || strings.Trim(acct, "0123456789") != "" || file == "" {
+				return nil, fail(exitUsage, "--%s takes ACCOUNT=FILE, a 12-digit account id and a policy file", flag)
+			}
+			b, err := bounded.ReadFile(file, maxOrgPolicyBytes)
+			if err != nil {
+				return nil, fail(exitUsage, "--%s: %v", flag, err)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(b, &doc); err != nil || doc["Statement"] == nil {
+				return nil, fail(exitUsage, "--%s: %s is not a policy document (JSON with a Statement)", flag, filepath.Base(file))
+			}
+			out[acct] = append(out[acct], doc)
+		}
+		return out, nil
+	}
+	if scps, err = read("scp", f.SCP); err != nil {
+		return nil, nil, err
+	}
+	rcps, err = read("rcp", f.RCP)
+	return scps, rcps, err
 }

@@ -1,6 +1,8 @@
 package erasurecheck
 
 import (
+	"fmt"
+
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
@@ -28,6 +30,22 @@ type assembly struct {
 	roleStmts map[string][]statement // roleStatements, once per role
 	roles     map[string]*principal  // appRole, once per role
 	readers   *readerIndex           // the app's possible queue readers, once (readerIndexOf)
+	// scps and rcps are Config.SCPs and RCPs parsed, by account, a level each.
+	scps, rcps map[string][][]statement
+}
+
+// setOrganisation reads the organisation's policies the check was given.
+func (a *assembly) setOrganisation(cfg Config) {
+	parse := func(by map[string][]any, what string) map[string][][]statement {
+		out := map[string][][]statement{}
+		for acct, docs := range by {
+			for i, d := range docs {
+				out[acct] = append(out[acct], iameval.Parse(d, nil, fmt.Sprintf("%s[%s] level %d", what, acct, i+1)))
+			}
+		}
+		return out
+	}
+	a.scps, a.rcps = parse(cfg.SCPs, "SCP"), parse(cfg.RCPs, "RCP")
 }
 
 // principal is who makes a request, as the matrix names and classes it.
@@ -59,5 +77,7 @@ func (a *assembly) decide(p *principal, action string, r *target) iameval.Verdic
 
 // request is the request p makes to take action on r.
 func (a *assembly) request(p *principal, action string, r *target) iameval.Request {
-	return iameval.NewRequest(&p.Principal, action, &r.Resource, a.Region())
+	q := iameval.NewRequest(&p.Principal, action, &r.Resource, a.Region())
+	q.SCPs, q.RCPs = a.scps[p.Account], a.rcps[r.Account]
+	return q
 }

@@ -28,6 +28,13 @@ type Config struct {
 	// another app is a line the check cannot settle (UnresolvedToken), never
 	// a pass.
 	TopicKeyArns []string
+	// SCPs and RCPs are an organisation's service and resource control
+	// policies to judge too, by account id: each account's documents, one a
+	// level (the account, then each organisational unit above it up to the
+	// root), every level of which must allow (erasurectl check and access
+	// --scp/--rcp ACCOUNT=FILE). A principal of the account is limited by
+	// its SCPs, a resource of it by its RCPs. None given: none judged.
+	SCPs, RCPs map[string][]any
 	// Parameters are values for template parameters by name, as a deploy
 	// passes them (erasurectl check --parameter K=V; cdk.json context); a
 	// parameter without one takes its Default.
@@ -182,6 +189,7 @@ func CheckDirectory(dir string, cfg Config) (*Result, error) {
 }
 
 func (a *assembly) check(cfg Config) *Result {
+	a.setOrganisation(cfg)
 	c := constantsOr(cfg.Constants)
 	a.setParams(cfg.Parameters)
 	topics := a.erasureTopics(cfg.TopicArns)

@@ -80,7 +80,47 @@ type Request struct {
 	Action string
 	R      *Resource
 	Ctx    map[string][]string
-	lower  string // Action in lower case, when set
+	// SCPs are the service control policies over the principal's account,
+	// one list of statements a level (the account and each organisational
+	// unit above it): every level must allow what the principal does. RCPs
+	// are the resource control policies over the resource's account, the
+	// same way, for the services RCPs govern. Neither applies to an AWS
+	// service principal. Nil: none given.
+	SCPs, RCPs [][]Statement
+	lower      string // Action in lower case, when set
+}
+
+// rcpServices are the services resource control policies govern.
+var rcpServices = map[string]bool{"s3": true, "sqs": true, "kms": true, "sts": true, "secretsmanager": true}
+
+// orgLimits is the decision of an organisation's policies (SCPs or RCPs,
+// by levels) when they keep q from being allowed: an explicit Deny of any
+// level, a level with no Allow that matches (IAM's implicit deny), a
+// statement the evaluator cannot judge.
+func orgLimits(q Request, levels [][]Statement, what string, resourceSide bool) (Verdict, bool) {
+	for lvl, stmts := range levels {
+		allow, unknown := false, ""
+		for i := range stmts {
+			s := &stmts[i]
+			m, _ := applies(*s, q, "", resourceSide)
+			switch {
+			case m == unknownMatch && unknown == "":
+				unknown = s.describe(i)
+			case m != matches:
+			case s.Effect == "Deny":
+				return Verdict{Decision: Denied, Because: fmt.Sprintf("the %s (level %d) denies it: %s", what, lvl+1, s.explicitDeny(i))}, true
+			case s.Effect == "Allow":
+				allow = true
+			}
+		}
+		switch {
+		case unknown != "":
+			return Verdict{Decision: Undecided, Because: fmt.Sprintf("cannot judge the %s (level %d): %s", what, lvl+1, unknown)}, true
+		case !allow:
+			return Verdict{Decision: Denied, Because: fmt.Sprintf("the %s (level %d) does not allow it", what, lvl+1)}, true
+		}
+	}
+	return Verdict{}, false
 }
 
 // WithLowerAction returns q with its action's lower-case form given (the
@@ -196,6 +236,16 @@ const (
 func Evaluate(q Request) Verdict {
 	if q.R.Conflict != "" {
 		return Verdict{Decision: Undecided, Because: q.R.Conflict}
+	}
+	if q.P.Service == "" {
+		if v, limited := orgLimits(q, q.SCPs, "service control policy", false); limited {
+			return v
+		}
+		if svc, _, _ := strings.Cut(q.lowerAction(), ":"); rcpServices[svc] {
+			if v, limited := orgLimits(q, q.RCPs, "resource control policy", true); limited {
+				return v
+			}
+		}
 	}
 	// The first statement of each kind, named only when a reason needs it
 	// (this runs for every cell of a matrix).

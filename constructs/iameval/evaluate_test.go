@@ -276,3 +276,56 @@ func TestPermissionsBoundary(t *testing.T) {
 		})
 	}
 }
+
+// TestOrganisationPolicies: service control policies limit a principal of
+// the accounts they are over (every level must allow; a Deny denies); resource
+// control policies limit requests to the resources of theirs, for the
+// services RCPs govern (SQS, S3, KMS, STS, Secrets Manager: not SNS); neither
+// limits an AWS service principal.
+func TestOrganisationPolicies(t *testing.T) {
+	const (
+		queue  = "arn:aws:sqs:eu-west-1:111111111111:q"
+		topic  = "arn:aws:sns:eu-west-1:111111111111:erasure-topic"
+		allowQ = `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`
+		all    = `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`
+	)
+	// One level: AWS's RCPFullAWSAccess beside a Deny of other accounts.
+	outsiders := `{"Statement":[{"Effect":"Allow","Principal":"*","Action":"*","Resource":"*"},{"Effect":"Deny","Principal":"*","Action":"sqs:*","Resource":"*","Condition":{"StringNotEquals":{"aws:PrincipalAccount":"111111111111"}}}]}`
+	for _, tc := range []struct {
+		name            string
+		account, action string
+		resource        string
+		service         string
+		scps, rcps      []string
+		want            Decision
+	}{
+		{"no organisation policies", "111111111111", "sqs:SendMessage", queue, "", nil, nil, Allowed},
+		{"an SCP that allows everything", "111111111111", "sqs:SendMessage", queue, "", []string{all}, nil, Allowed},
+		{"an SCP that allows something else", "111111111111", "sqs:SendMessage", queue, "", []string{`{"Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}`}, nil, Denied},
+		{"an SCP that denies it", "111111111111", "sqs:SendMessage", queue, "", []string{`{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"},{"Effect":"Deny","Action":"sqs:SendMessage","Resource":"*"}]}`}, nil, Denied},
+		{"the second level of SCPs does not allow it", "111111111111", "sqs:SendMessage", queue, "", []string{all, `{"Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}`}, nil, Denied},
+		{"an RCP keeps other accounts out of SQS", "222222222222", "sqs:SendMessage", queue, "", nil, []string{outsiders}, Denied},
+		{"an RCP lets its own account in", "111111111111", "sqs:SendMessage", queue, "", nil, []string{outsiders}, Allowed},
+		{"RCPs do not govern SNS", "222222222222", "sns:Publish", topic, "", nil, []string{`{"Statement":[{"Effect":"Deny","Principal":"*","Action":"*","Resource":"*"}]}`}, Allowed},
+		{"an SCP does not limit a service principal", "111111111111", "sqs:SendMessage", queue, "sns.amazonaws.com", []string{`{"Statement":[{"Effect":"Deny","Action":"*","Resource":"*"}]}`}, nil, Allowed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Principal{Account: tc.account, Aliases: []string{"arn:aws:iam::" + tc.account + ":role/handler"}, Identity: docStatements(t, allowQ)}
+			if tc.service != "" {
+				p = Principal{Service: tc.service, Account: "111111111111", Aliases: []string{topic}}
+			}
+			policy := `{"Statement":[{"Effect":"Allow","Principal":"*","Action":"*","Resource":"*"}]}`
+			r := Resource{Aliases: []string{tc.resource}, Account: "111111111111", Policy: docStatements(t, policy)}
+			q := NewRequest(&p, tc.action, &r, "eu-west-1")
+			for _, d := range tc.scps {
+				q.SCPs = append(q.SCPs, docStatements(t, d))
+			}
+			for _, d := range tc.rcps {
+				q.RCPs = append(q.RCPs, docStatements(t, d))
+			}
+			if got := Evaluate(q); got.Decision != tc.want {
+				t.Errorf("got %s (%s), want %s", got.Decision, got.Because, tc.want)
+			}
+		})
+	}
+}
