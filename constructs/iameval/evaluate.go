@@ -94,31 +94,41 @@ type Request struct {
 var rcpServices = map[string]bool{"s3": true, "sqs": true, "kms": true, "sts": true, "secretsmanager": true}
 
 // orgLimits is the decision of an organisation's policies (SCPs or RCPs,
-// by levels) when they keep q from being allowed: an explicit Deny of any
-// level, a level with no Allow that matches (IAM's implicit deny), a
-// statement the evaluator cannot judge.
+// by levels) when they keep q from being allowed: each level caps it
+// (capLimits).
 func orgLimits(q Request, levels [][]Statement, what string, resourceSide bool) (Verdict, bool) {
 	for lvl, stmts := range levels {
-		allow, unknown := false, ""
-		for i := range stmts {
-			s := &stmts[i]
-			m, _ := applies(*s, q, "", resourceSide)
-			switch {
-			case m == unknownMatch && unknown == "":
-				unknown = s.describe(i)
-			case m != matches:
-			case s.Effect == "Deny":
-				return Verdict{Decision: Denied, Because: fmt.Sprintf("the %s (level %d) denies it: %s", what, lvl+1, s.explicitDeny(i))}, true
-			case s.Effect == "Allow":
-				allow = true
-			}
+		if v, limited := capLimits(q, stmts, fmt.Sprintf("the %s (level %d)", what, lvl+1), resourceSide); limited {
+			return v, true
 		}
+	}
+	return Verdict{}, false
+}
+
+// capLimits is the decision of a policy that caps what q may be allowed (a
+// permissions boundary, one level of SCPs or RCPs) when it keeps q from
+// being allowed: an explicit Deny, no Allow that matches (IAM's implicit
+// deny), or a statement the evaluator cannot judge. what names the policy.
+func capLimits(q Request, stmts []Statement, what string, resourceSide bool) (Verdict, bool) {
+	allow, unknown := false, ""
+	for i := range stmts {
+		s := &stmts[i]
+		m, _ := applies(*s, q, "", resourceSide)
 		switch {
-		case unknown != "":
-			return Verdict{Decision: Undecided, Because: fmt.Sprintf("cannot judge the %s (level %d): %s", what, lvl+1, unknown)}, true
-		case !allow:
-			return Verdict{Decision: Denied, Because: fmt.Sprintf("the %s (level %d) does not allow it", what, lvl+1)}, true
+		case m == unknownMatch && unknown == "":
+			unknown = s.describe(i)
+		case m != matches:
+		case s.Effect == "Deny":
+			return Verdict{Decision: Denied, Because: what + " denies it: " + s.explicitDeny(i)}, true
+		case s.Effect == "Allow":
+			allow = true
 		}
+	}
+	switch {
+	case unknown != "":
+		return Verdict{Decision: Undecided, Because: "cannot judge " + what + ": " + unknown}, true
+	case !allow:
+		return Verdict{Decision: Denied, Because: what + " does not allow it"}, true
 	}
 	return Verdict{}, false
 }
@@ -346,27 +356,7 @@ func (b *Boundary) limits(q Request) (Verdict, bool) {
 	if b.Unknown != "" {
 		return Verdict{Decision: Undecided, Because: "cannot judge the permissions boundary: " + b.Unknown}, true
 	}
-	allow, unknown := false, ""
-	for i := range b.Statements {
-		s := &b.Statements[i]
-		m, _ := applies(*s, q, "", false)
-		switch {
-		case m == unknownMatch && unknown == "":
-			unknown = s.describe(i)
-		case m != matches:
-		case s.Effect == "Deny":
-			return Verdict{Decision: Denied, Because: "the permissions boundary denies it: " + s.explicitDeny(i)}, true
-		case s.Effect == "Allow":
-			allow = true
-		}
-	}
-	switch {
-	case unknown != "":
-		return Verdict{Decision: Undecided, Because: "cannot judge the permissions boundary's " + unknown}, true
-	case !allow:
-		return Verdict{Decision: Denied, Because: "the permissions boundary does not allow it"}, true
-	}
-	return Verdict{}, false
+	return capLimits(q, b.Statements, "the permissions boundary", false)
 }
 
 // identityOnly decides a request whose resource policy is not known: a
