@@ -555,47 +555,102 @@ func TestWidenedPolicyFailsTheSynth(t *testing.T) {
 // TestHardeningDeniesThatLeaveCloudFormationItsHandlersHold: a Deny that
 // takes actions off the data path away from everyone, administrators
 // included, holds when CloudFormation's handlers do not call them
-// (sqs:PurgeQueue, sqs:StartMessageMoveTask on the response queue and a
-// store's queue: channelpolicy.HandlerPermissions), and fails when they do
-// (sqs:SetQueueAttributes, which AWS::SQS::Queue's and QueuePolicy's update
-// handlers call): the administrators could no longer deploy.
+// (channelpolicy.HandlerPermissions: sqs:PurgeQueue on the queues,
+// kms:CreateGrant on the keys, sns:AddPermission on the topic,
+// s3:PutObjectLegalHold on the bitmap objects; kms:DisableKey on a key that
+// stays enabled, since the key's handlers call it only for Enabled false),
+// and fails when they do (sqs:SetQueueAttributes, kms:PutKeyPolicy,
+// sns:SetTopicAttributes, s3:PutBucketAcl; kms:DisableKey on a key that is
+// to be disabled): the administrators could no longer deploy.
 func TestHardeningDeniesThatLeaveCloudFormationItsHandlersHold(t *testing.T) {
 	defaultApp(t)
+	type doc struct{ stack, typ, sid string }
+	queues := []doc{{"ErasureChannel", "AWS::SQS::QueuePolicy", "RosterSendResponses"}, {"SpaceStore", "AWS::SQS::QueuePolicy", "OnlyTheHandlerConsumes"}}
+	keys := []doc{{"ErasureChannel", "AWS::KMS::Key", "RosterEncryptResponsesViaSqs"}, {"SpaceStore", "AWS::KMS::Key", ""}}
+	topic := []doc{{"ErasureChannel", "AWS::SNS::TopicPolicy", "OnlyPublishersPublish"}}
+	bucket := []doc{{"BitmapStore", "AWS::S3::BucketPolicy", "OnlyTheStoreReadsAndWrites"}}
+	disableResponseKey := func(t *testing.T, tpls map[string]template) {
+		for _, r := range tpls["ErasureChannel"].resources("AWS::KMS::Key") {
+			props := r["Properties"].(map[string]any)
+			if strings.Contains(mustJSON(t, props["KeyPolicy"]), "RosterEncryptResponsesViaSqs") {
+				props["Enabled"] = false
+			}
+		}
+	}
 	for _, tc := range []struct {
 		name    string
+		docs    []doc
 		actions []any
-		holds   bool
-		broke   cellKey
+		mutate  func(*testing.T, map[string]template)
+		holds   cellKey // a cell the Deny now decides Denied, still holding
+		broke   cellKey // empty when every cell holds
 	}{
-		{"no purge, no redrive", []any{"sqs:PurgeQueue", "sqs:StartMessageMoveTask"}, true, cellKey{}},
-		{"no attribute changes", []any{"sqs:SetQueueAttributes"}, false, cellKey{"admin/111111111111", "sqs:SetQueueAttributes", "response-queue"}},
+		{"no purge, no redrive", queues, []any{"sqs:PurgeQueue", "sqs:StartMessageMoveTask"}, nil,
+			cellKey{"admin/111111111111", "sqs:PurgeQueue", "response-queue"}, cellKey{}},
+		{"no attribute changes", queues, []any{"sqs:SetQueueAttributes"}, nil,
+			cellKey{}, cellKey{"admin/111111111111", "sqs:SetQueueAttributes", "response-queue"}},
+		{"no grants, no disabling", keys, []any{"kms:CreateGrant", "kms:RevokeGrant", "kms:DisableKey"}, nil,
+			cellKey{"admin/111111111111", "kms:DisableKey", "response-key"}, cellKey{}},
+		{"no key policy changes", keys, []any{"kms:PutKeyPolicy"}, nil,
+			cellKey{}, cellKey{"admin/111111111111", "kms:PutKeyPolicy", "response-key"}},
+		{"no disabling a key that is to be disabled", keys, []any{"kms:DisableKey"}, disableResponseKey,
+			cellKey{}, cellKey{"admin/111111111111", "kms:DisableKey", "response-key"}},
+		{"no topic permissions", topic, []any{"sns:AddPermission", "sns:RemovePermission"}, nil,
+			cellKey{"admin/111111111111", "sns:AddPermission", "topic"}, cellKey{}},
+		{"no topic attribute changes", topic, []any{"sns:SetTopicAttributes"}, nil,
+			cellKey{}, cellKey{"admin/111111111111", "sns:SetTopicAttributes", "topic"}},
+		{"no legal holds", bucket, []any{"s3:PutObjectLegalHold"}, nil,
+			cellKey{"admin/111111111111", "s3:PutObjectLegalHold", "bucket-objects/bitmaps"}, cellKey{}},
+		{"no bucket ACL changes", bucket, []any{"s3:PutBucketAcl"}, nil,
+			cellKey{}, cellKey{"admin/111111111111", "s3:PutBucketAcl", "bucket/bitmaps"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyAssembly(t, defaultDir)
 			tpls := readTemplates(t, dir)
 			harden := map[string]any{"Sid": "Hardening", "Effect": "Deny", "Principal": "*", "Action": tc.actions, "Resource": "*"}
-			addStatement(t, policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "RosterSendResponses"), harden)
-			addStatement(t, policyDoc(t, tpls["SpaceStore"], "AWS::SQS::QueuePolicy", "OnlyTheHandlerConsumes"), harden)
+			for _, d := range tc.docs {
+				addStatement(t, anyPolicyDoc(t, tpls[d.stack], d.typ, d.sid), harden)
+			}
+			if tc.mutate != nil {
+				tc.mutate(t, tpls)
+			}
 			writeTemplates(t, dir, tpls)
 			m, err := erasurecheck.Access([]string{dir}, erasurecheck.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			failing := m.Failing()
-			if tc.holds {
-				for _, c := range failing {
+			cells := cellsByKey(m)
+			if tc.broke == (cellKey{}) {
+				for _, c := range m.Failing() {
 					t.Errorf("cell does not hold: %s %s %s: want %s, got %s (%s)", c.Principal, c.Action, c.Resource, c.Want, c.Got, c.Because)
 				}
-				if d := m.Decide("admin/111111111111", "sqs:PurgeQueue", "response-queue"); d != erasurecheck.Denied {
-					t.Errorf("the hardening Deny was not read: admin PurgeQueue %s", d)
+				if c, ok := cells[tc.holds]; !ok || c.Got != erasurecheck.Denied || !c.Holds() {
+					t.Errorf("the hardening Deny was not read or does not hold: %s: %+v", tc.holds, c)
 				}
 				return
 			}
-			if c, ok := cellsByKey(m)[tc.broke]; !ok || c.Holds() {
+			if c, ok := cells[tc.broke]; !ok || c.Holds() {
 				t.Fatalf("cell %s holds (or is gone) under a Deny of a handler permission: %+v", tc.broke, c)
 			}
 		})
 	}
+}
+
+// anyPolicyDoc is the policy document of typ in tpl (a key's KeyPolicy)
+// that holds statement sid ("" for the first).
+func anyPolicyDoc(t *testing.T, tpl template, typ, sid string) map[string]any {
+	t.Helper()
+	if typ != "AWS::KMS::Key" {
+		return policyDoc(t, tpl, typ, sid)
+	}
+	for _, id := range sortedKeys(tpl.resources(typ)) {
+		doc := tpl.resources(typ)[id]["Properties"].(map[string]any)["KeyPolicy"].(map[string]any)
+		if sid == "" || strings.Contains(mustJSON(t, doc), `"Sid":"`+sid+`"`) {
+			return doc
+		}
+	}
+	t.Fatalf("no key policy with statement %q", sid)
+	return nil
 }
 
 // bitmapBucketOf is the logical id of the bitmap store's bucket in tpl and
@@ -681,4 +736,13 @@ func TestOrganisationPoliciesAreJudged(t *testing.T) {
 			}
 		})
 	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -146,18 +146,86 @@ var objectActions = []string{
 // to create, read, update and delete a resource of the type, on the resource
 // itself (a list handler's account-wide action, such as sqs:ListQueues, is
 // left out): what the administrators, who deploy with CloudFormation, must
-// keep. Source: the CloudFormation registry's resource schemas
-// (handlers.*.permissions; `aws cloudformation describe-type --type RESOURCE
-// --type-name <type>`), as copied into localstack's resource providers
-// (localstack-core/localstack/services/sqs/resource_providers/generated/
-// aws_sqs_queue.schema.json and aws_sqs_queuepolicy.schema.json). cfn-lint's
-// bundled schemas leave the handlers out. Only the types whose schema was
-// read are declared; a kind whose types are not all declared keeps every
-// action off its data path for its administrators (AdministratorNeeds).
-var HandlerPermissions = map[string][]string{
-	"AWS::SQS::Queue": {"sqs:CreateQueue", "sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ListQueueTags", "sqs:TagQueue",
-		"sqs:SetQueueAttributes", "sqs:UntagQueue", "sqs:DeleteQueue"},
-	"AWS::SQS::QueuePolicy": {"sqs:SetQueueAttributes"},
+// keep. Each type's set is its registry schema's handlers.*.permissions
+// (`aws cloudformation describe-type --type RESOURCE --type-name <type>`);
+// cfn-lint's bundled schemas leave the handlers out. Source names where the
+// copy read was published.
+var HandlerPermissions = map[string]TypeHandlers{
+	"AWS::SQS::Queue": {Source: "localstack: localstack-core/localstack/services/sqs/resource_providers/generated/aws_sqs_queue.schema.json",
+		Actions: []string{"sqs:CreateQueue", "sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ListQueueTags", "sqs:TagQueue",
+			"sqs:SetQueueAttributes", "sqs:UntagQueue", "sqs:DeleteQueue"}},
+	"AWS::SQS::QueuePolicy": {Source: "localstack: localstack-core/localstack/services/sqs/resource_providers/generated/aws_sqs_queuepolicy.schema.json",
+		Actions: []string{"sqs:SetQueueAttributes"}},
+	"AWS::SNS::Topic": {Source: "pulumi/pulumi-aws-native: aws-cloudformation-schema/aws-sns-topic.json",
+		Actions: []string{"sns:CreateTopic", "sns:TagResource", "sns:Subscribe", "sns:GetTopicAttributes", "sns:ListTagsForResource",
+			"sns:ListSubscriptionsByTopic", "sns:GetDataProtectionPolicy", "sns:PutDataProtectionPolicy", "sns:SetTopicAttributes",
+			"sns:UntagResource", "sns:Unsubscribe", "sns:DeleteTopic"}},
+	"AWS::SNS::TopicPolicy": {Source: "aws-cloudformation/aws-cloudformation-resource-providers-sns: aws-sns-topicpolicy/aws-sns-topicpolicy.json",
+		Actions: []string{"sns:SetTopicAttributes"}},
+	"AWS::KMS::Key": {Source: "aws-cloudformation/aws-cloudformation-resource-providers-kms: key/aws-kms-key.json (the same in pulumi/pulumi-aws-native: aws-cloudformation-schema/aws-kms-key.json)",
+		Actions: []string{"kms:CreateKey", "kms:EnableKeyRotation", "kms:DisableKey", "kms:TagResource", "kms:DescribeKey",
+			"kms:GetKeyPolicy", "kms:GetKeyRotationStatus", "kms:ListResourceTags", "kms:DisableKeyRotation", "kms:EnableKey",
+			"kms:PutKeyPolicy", "kms:UntagResource", "kms:UpdateKeyDescription", "kms:ScheduleKeyDeletion"},
+		// key/src/main/java/software/amazon/kms/key/CreateHandler.java
+		// and UpdateHandler.java: DisableKey only for a key that is not
+		// to be enabled, DisableKeyRotation only for one whose rotation is
+		// to be off.
+		Gates: map[string]Gate{
+			"kms:DisableKey":         {Property: "Enabled", When: false, Default: true},
+			"kms:DisableKeyRotation": {Property: "EnableKeyRotation", When: false, Default: false},
+		}},
+	"AWS::S3::Bucket": {Source: "pulumi/pulumi-aws-native: aws-cloudformation-schema/aws-s3-bucket.json",
+		Actions: []string{"s3:CreateBucket", "s3:PutBucketTagging", "s3:PutAnalyticsConfiguration", "s3:PutEncryptionConfiguration",
+			"s3:PutBucketCORS", "s3:PutInventoryConfiguration", "s3:PutLifecycleConfiguration", "s3:PutMetricsConfiguration",
+			"s3:PutBucketNotification", "s3:PutBucketReplication", "s3:PutBucketWebsite", "s3:PutAccelerateConfiguration",
+			"s3:PutBucketPublicAccessBlock", "s3:PutReplicationConfiguration", "s3:PutObjectAcl", "s3:PutBucketObjectLockConfiguration",
+			"s3:GetBucketAcl", "s3:ListBucket", "s3:DeleteObject", "s3:PutBucketLogging", "s3:PutBucketVersioning",
+			"s3:PutObjectLockConfiguration", "s3:PutBucketOwnershipControls", "s3:PutBucketIntelligentTieringConfiguration",
+			"s3:GetAccelerateConfiguration", "s3:GetLifecycleConfiguration", "s3:GetBucketPublicAccessBlock",
+			"s3:GetAnalyticsConfiguration", "s3:GetBucketCORS", "s3:GetEncryptionConfiguration", "s3:GetInventoryConfiguration",
+			"s3:GetBucketLogging", "s3:GetMetricsConfiguration", "s3:GetBucketNotification", "s3:GetBucketVersioning",
+			"s3:GetReplicationConfiguration", "s3:GetBucketWebsite", "s3:GetBucketObjectLockConfiguration", "s3:GetBucketTagging",
+			"s3:GetBucketOwnershipControls", "s3:GetIntelligentTieringConfiguration", "s3:PutBucketAcl", "s3:DeleteBucketWebsite",
+			"s3:DeleteBucketAnalyticsConfiguration", "s3:DeleteBucketCors", "s3:DeleteBucketMetricsConfiguration",
+			"s3:DeleteBucketEncryption", "s3:DeleteBucketLifecycle", "s3:DeleteBucketReplication", "s3:DeleteBucket"}},
+	"AWS::S3::BucketPolicy": {Source: "pulumi/pulumi-aws-native: aws-cloudformation-schema/aws-s3-bucketpolicy.json",
+		Actions: []string{"s3:GetBucketPolicy", "s3:PutBucketPolicy", "s3:DeleteBucketPolicy"}},
+}
+
+// TypeHandlers is one resource type's handler permissions and where they
+// were read.
+type TypeHandlers struct {
+	Source  string
+	Actions []string
+	// Gates are the actions the handlers call only when a property of the
+	// resource asks for them.
+	Gates map[string]Gate
+}
+
+// Gate says when a handler calls a gated action: when the resource's
+// Property is When (Default when the property is absent).
+type Gate struct {
+	Property      string
+	When, Default bool
+}
+
+// needed says whether the handlers may call the gated action for a
+// resource of these properties (nil: unknown, so they may).
+func (g Gate) needed(props map[string]any) bool {
+	if props == nil {
+		return true
+	}
+	v, ok := props[g.Property]
+	if !ok {
+		return g.Default == g.When
+	}
+	switch v {
+	case true, "true":
+		return g.When
+	case false, "false":
+		return !g.When
+	}
+	return true // not a literal: it may be When
 }
 
 // ManagedBy are the CloudFormation types that create and change a kind's
@@ -174,20 +242,26 @@ var ManagedBy = map[Kind][]string{
 
 // AdministratorNeeds are the actions off a kind's data path its
 // administrators must keep: the handler permissions of every type that
-// manages it (a hardening Deny of any other, such as sqs:PurgeQueue, is the
-// operator's choice). known is false when a type's handlers are not
-// declared: then every action off the data path is needed.
-func AdministratorNeeds(k Kind) (actions []string, known bool) {
+// manages it, a gated one only where props (the kind's own resource's
+// properties, as CloudFormation resolves them; nil when unknown) ask for it.
+// A hardening Deny of any other, such as sqs:PurgeQueue, is the operator's
+// choice. known is false when a type's handlers are not declared: then every
+// action off the data path is needed.
+func AdministratorNeeds(k Kind, props map[string]any) (actions []string, known bool) {
 	types := ManagedBy[k]
 	if len(types) == 0 {
 		return nil, false
 	}
 	for _, typ := range types {
-		p, ok := HandlerPermissions[typ]
+		h, ok := HandlerPermissions[typ]
 		if !ok {
 			return nil, false
 		}
-		actions = append(actions, p...)
+		for _, a := range h.Actions {
+			if g, gated := h.Gates[a]; !gated || g.needed(props) {
+				actions = append(actions, a)
+			}
+		}
 	}
 	return actions, true
 }

@@ -69,6 +69,18 @@ type target struct {
 	id               string    // its logical id
 }
 
+// properties are t's resource's properties as CloudFormation resolves
+// them, nil when t is not a resource of the app.
+func (t *target) properties() map[string]any {
+	if t.t == nil {
+		return nil
+	}
+	if props := t.t.Resources[t.id].Properties; props != nil {
+		return props
+	}
+	return map[string]any{}
+}
+
 // decide asks the evaluator whether p may take action on r, with the
 // request context AWS sends.
 func (a *assembly) decide(p *principal, action string, r *target) iameval.Verdict {

@@ -656,7 +656,7 @@ func (m *AccessMatrix) need(p *principal, action string, t *target, e *endpoint)
 	if !slices.Contains(dataActions(t.kind), action) {
 		// Off the data path: the administrators keep what CloudFormation's
 		// handlers need; the rest is theirs to harden (channelpolicy).
-		if needs, known := channelpolicy.AdministratorNeeds(t.kind); admin && known && !slices.Contains(needs, action) {
+		if needs, known := channelpolicy.AdministratorNeeds(t.kind, t.properties()); admin && known && !slices.Contains(needs, action) {
 			return Either
 		}
 		return yes(admin)

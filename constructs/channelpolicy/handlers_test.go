@@ -1,0 +1,60 @@
+package channelpolicy
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestAdministratorNeeds: every kind the channel locks is managed by types
+// whose handler permissions are declared with their source, and a gated
+// permission is needed only where the resource's properties ask for it.
+func TestAdministratorNeeds(t *testing.T) {
+	for kind, types := range ManagedBy {
+		if _, known := AdministratorNeeds(kind, nil); !known {
+			t.Errorf("%s: a managing type of %v has no handler permissions", kind, types)
+		}
+	}
+	for typ, h := range HandlerPermissions {
+		if h.Source == "" || len(h.Actions) == 0 {
+			t.Errorf("%s: no source or no actions", typ)
+		}
+		for _, a := range h.Actions {
+			if a != strings.ToLower(a[:strings.IndexByte(a, ':')])+a[strings.IndexByte(a, ':'):] {
+				t.Errorf("%s: %s: the service prefix is written in lower case everywhere else", typ, a)
+			}
+		}
+		for a := range h.Gates {
+			if !slices.Contains(h.Actions, a) {
+				t.Errorf("%s: gate on %s, which is not a handler permission", typ, a)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		props map[string]any
+		want  map[string]bool
+	}{
+		{"unknown key", nil, map[string]bool{"kms:DisableKey": true, "kms:DisableKeyRotation": true, "kms:PutKeyPolicy": true}},
+		{"key as CDK writes it", map[string]any{"EnableKeyRotation": true},
+			map[string]bool{"kms:DisableKey": false, "kms:DisableKeyRotation": false, "kms:PutKeyPolicy": true}},
+		{"key without rotation", map[string]any{}, map[string]bool{"kms:DisableKey": false, "kms:DisableKeyRotation": true}},
+		{"disabled key", map[string]any{"Enabled": "false", "EnableKeyRotation": true}, map[string]bool{"kms:DisableKey": true}},
+		{"enabled by a parameter", map[string]any{"Enabled": map[string]any{"Ref": "On"}}, map[string]bool{"kms:DisableKey": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			needs, known := AdministratorNeeds(ResponseKey, tc.props)
+			if !known {
+				t.Fatal("the key's handlers are not declared")
+			}
+			for a, want := range tc.want {
+				if got := slices.Contains(needs, a); got != want {
+					t.Errorf("%s needed: %v, want %v", a, got, want)
+				}
+			}
+			if slices.Contains(needs, "kms:CreateGrant") {
+				t.Error("kms:CreateGrant is no handler permission of AWS::KMS::Key")
+			}
+		})
+	}
+}
