@@ -697,7 +697,11 @@ func widenCondition(t *testing.T, doc map[string]any, sid, key, value string) {
 // every cell holding; one that denies sending to SQS there (the ledger
 // store's handler can no longer answer) fails the handler's answer cell,
 // exit 1; a resource control policy over the channel's account that keeps
-// other accounts out of its SQS does too.
+// other accounts out of its SQS does too. With organisational units
+// (--ou): a Deny at the root or at the store account's unit reaches it, one
+// at another unit does not; two policies attached to one unit allow
+// together, while the same two at two levels must each allow; unit
+// policies with an account of the app left unplaced are refused (exit 2).
 func TestOrganisationPoliciesAreJudged(t *testing.T) {
 	defaultApp(t)
 	dir := t.TempDir()
@@ -712,6 +716,9 @@ func TestOrganisationPoliciesAreJudged(t *testing.T) {
 	noSend := write("no-send.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"},{"Effect":"Deny","Action":"sqs:SendMessage","Resource":"*"}]}`)
 	outsiders := write("outsiders.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"*","Resource":"*"},`+
 		`{"Effect":"Deny","Principal":"*","Action":"sqs:*","Resource":"*","Condition":{"StringNotEquals":{"aws:PrincipalAccount":"111111111111"}}}]}`)
+	someActions := write("some.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sqs:*","kms:*"],"Resource":"*"}]}`)
+	theOthers := write("others.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotAction":["sqs:*","kms:*"],"Resource":"*"}]}`)
+	const root, unit, other = "r-ab12", "ou-ab12-11111111", "ou-ab12-22222222"
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -722,6 +729,20 @@ func TestOrganisationPoliciesAreJudged(t *testing.T) {
 		{"an SCP that denies sending", []string{"--scp", "222222222222=" + noSend}, 1, "FAIL  handler/ledger"},
 		{"an RCP that keeps other accounts out", []string{"--rcp", "111111111111=" + outsiders}, 1, "FAIL  handler/ledger"},
 		{"not ACCOUNT=FILE", []string{"--scp", all}, 2, ""},
+		// Organisational units: the levels of an account's path.
+		{"a root SCP that denies sending", []string{"--scp", root + "=" + noSend, "--ou", "111111111111=" + root, "--ou", "222222222222=" + root + "/" + unit}, 1, "FAIL  handler/ledger"},
+		{"a unit SCP that denies sending, over the store account only", []string{"--scp", unit + "=" + noSend,
+			"--ou", "111111111111=" + root, "--ou", "222222222222=" + root + "/" + unit}, 1, "FAIL  handler/ledger"},
+		{"a unit SCP that denies sending, over another unit", []string{"--scp", unit + "=" + noSend,
+			"--ou", "111111111111=" + root, "--ou", "222222222222=" + root + "/" + other}, 0, ""},
+		{"two policies of one unit allow together", []string{"--scp", unit + "=" + someActions, "--scp", unit + "=" + theOthers,
+			"--ou", "111111111111=" + root + "/" + unit, "--ou", "222222222222=" + root + "/" + unit}, 0, ""},
+		{"policies of two levels must each allow", []string{"--scp", root + "=" + someActions, "--scp", unit + "=" + theOthers,
+			"--ou", "111111111111=" + root + "/" + unit, "--ou", "222222222222=" + root + "/" + unit}, 1, "FAIL"},
+		{"a unit policy and an account with no place", []string{"--scp", unit + "=" + noSend, "--ou", "222222222222=" + root + "/" + unit}, 2,
+			"account 111111111111 has no place in the organisation"},
+		{"a path that does not start at a root", []string{"--scp", unit + "=" + noSend, "--ou", "222222222222=" + unit}, 2, "--ou"},
+		{"not a target", []string{"--scp", "ou-nope=" + all}, 2, "TARGET=FILE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := exec.Command(erasurectlBinary(t), append(append([]string{"access", "--failing"}, tc.args...), defaultDir)...).CombinedOutput()

@@ -20,11 +20,11 @@ type accessCmd struct {
 // Run evaluates the channel's data path over the synthesized policies and
 // exits 1 when a cell is not what the channel needs.
 func (c *accessCmd) Run(g *globals) error {
-	scps, rcps, err := c.policies()
+	scps, rcps, units, err := c.policies()
 	if err != nil {
 		return err
 	}
-	m, err := erasurecheck.Access(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, EveryAccount: c.Every, SCPs: scps, RCPs: rcps})
+	m, err := erasurecheck.Access(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, EveryAccount: c.Every, SCPs: scps, RCPs: rcps, Units: units})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}

@@ -45,12 +45,12 @@ func (c *checkCmd) Run(g *globals) error {
 	if c.Quotas {
 		return c.printQuotas(g)
 	}
-	scps, rcps, err := c.policies()
+	scps, rcps, units, err := c.policies()
 	if err != nil {
 		return err
 	}
 	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, TopicKeyArns: c.TopicKeyArn, Access: c.Access, Parameters: c.Parameter,
-		SCPs: scps, RCPs: rcps})
+		SCPs: scps, RCPs: rcps, Units: units})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
@@ -181,24 +181,25 @@ func (c *checkCmd) printQuotas(g *globals) error {
 }
 
 // orgPolicyFlags are an organisation's service and resource control policies
-// to judge, each ACCOUNT=FILE (repeatable: an account's files are its levels,
-// the account first, then each organisational unit up to the root).
+// to judge, each TARGET=FILE (repeatable: the files of one account, unit or
+// root are the policies attached there), and where each account sits.
 type orgPolicyFlags struct {
-	SCP []string `name:"scp" placeholder:"ACCOUNT=FILE" help:"A service control policy over an account's principals (repeatable; an account's files are its levels, each of which must allow)."`
-	RCP []string `name:"rcp" placeholder:"ACCOUNT=FILE" help:"A resource control policy over an account's resources (repeatable, levels as --scp)."`
+	SCP []string `name:"scp" placeholder:"TARGET=FILE" help:"A service control policy attached to an account, an organisational unit (ou-…) or a root (r-…); repeatable. Every level on an account's path must allow."`
+	RCP []string `name:"rcp" placeholder:"TARGET=FILE" help:"A resource control policy attached to an account, unit or root (repeatable, levels as --scp)."`
+	OU  []string `name:"ou" placeholder:"ACCOUNT=ROOT/OU/..." help:"Where an account sits: its root, then each unit down to its own (repeatable; needed for every account of the app once a unit or root has policies)."`
 }
 
 // maxOrgPolicyBytes bounds a policy file (SCPs and RCPs are at most 5,120
 // characters; the bound leaves room for whitespace).
 const maxOrgPolicyBytes = 64 << 10
 
-func (f orgPolicyFlags) policies() (scps, rcps map[string][]any, err error) {
+func (f orgPolicyFlags) policies() (scps, rcps map[string][]any, units map[string][]string, err error) {
 	read := func(flag string, entries []string) (map[string][]any, error) {
 		out := map[string][]any{}
 		for _, e := range entries {
-			acct, file, ok := strings.Cut(e, "=")
-			if !ok || len(acct) != 12 || strings.Trim(acct, "0123456789") != "" || file == "" {
-				return nil, fail(exitUsage, "--%s takes ACCOUNT=FILE, a 12-digit account id and a policy file", flag)
+			target, file, ok := strings.Cut(e, "=")
+			if !ok || !erasurecheck.IsOrganisationTarget(target) || file == "" {
+				return nil, fail(exitUsage, "--%s takes TARGET=FILE: a 12-digit account id, a unit id (ou-…) or a root id (r-…), and a policy file", flag)
 			}
 			b, err := bounded.ReadFile(file, maxOrgPolicyBytes)
 			if err != nil {
@@ -208,13 +209,25 @@ func (f orgPolicyFlags) policies() (scps, rcps map[string][]any, err error) {
 			if err := json.Unmarshal(b, &doc); err != nil || doc["Statement"] == nil {
 				return nil, fail(exitUsage, "--%s: %s is not a policy document (JSON with a Statement)", flag, filepath.Base(file))
 			}
-			out[acct] = append(out[acct], doc)
+			out[target] = append(out[target], doc)
 		}
 		return out, nil
 	}
 	if scps, err = read("scp", f.SCP); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	rcps, err = read("rcp", f.RCP)
-	return scps, rcps, err
+	if rcps, err = read("rcp", f.RCP); err != nil {
+		return nil, nil, nil, err
+	}
+	units = map[string][]string{}
+	for _, e := range f.OU {
+		acct, path, ok := strings.Cut(e, "=")
+		if !ok || len(acct) != 12 || strings.Trim(acct, "0123456789") != "" {
+			return nil, nil, nil, fail(exitUsage, "--ou takes ACCOUNT=ROOT/OU/..., a 12-digit account id and its path")
+		}
+		if units[acct], err = erasurecheck.ParseUnitPath(path); err != nil {
+			return nil, nil, nil, fail(exitUsage, "--ou: %v", err)
+		}
+	}
+	return scps, rcps, units, nil
 }

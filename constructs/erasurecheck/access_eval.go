@@ -1,7 +1,6 @@
 package erasurecheck
 
 import (
-	"fmt"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
@@ -30,22 +29,8 @@ type assembly struct {
 	roleStmts map[string][]statement // roleStatements, once per role
 	roles     map[string]*principal  // appRole, once per role
 	readers   *readerIndex           // the app's possible queue readers, once (readerIndexOf)
-	// scps and rcps are Config.SCPs and RCPs parsed, by account, a level each.
-	scps, rcps map[string][][]statement
-}
-
-// setOrganisation reads the organisation's policies the check was given.
-func (a *assembly) setOrganisation(cfg Config) {
-	parse := func(by map[string][]any, what string) map[string][][]statement {
-		out := map[string][][]statement{}
-		for acct, docs := range by {
-			for i, d := range docs {
-				out[acct] = append(out[acct], iameval.Parse(d, nil, fmt.Sprintf("%s[%s] level %d", what, acct, i+1)))
-			}
-		}
-		return out
-	}
-	a.scps, a.rcps = parse(cfg.SCPs, "SCP"), parse(cfg.RCPs, "RCP")
+	// scps and rcps are Config.SCPs and RCPs placed: by account, its levels.
+	scps, rcps orgLevels
 }
 
 // principal is who makes a request, as the matrix names and classes it.

@@ -123,6 +123,9 @@ func Access(paths []string, cfg Config) (*AccessMatrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.setOrganisation(cfg); err != nil {
+		return nil, err
+	}
 	return a.accessMatrix(cfg), nil
 }
 

@@ -29,12 +29,20 @@ type Config struct {
 	// a pass.
 	TopicKeyArns []string
 	// SCPs and RCPs are an organisation's service and resource control
-	// policies to judge too, by account id: each account's documents, one a
-	// level (the account, then each organisational unit above it up to the
-	// root), every level of which must allow (erasurectl check and access
-	// --scp/--rcp ACCOUNT=FILE). A principal of the account is limited by
-	// its SCPs, a resource of it by its RCPs. None given: none judged.
+	// policies to judge too, by what they are attached to: an account id,
+	// an organisational unit's id (ou-…) or a root's id (r-…). The
+	// documents of one target are one level, any of which may allow; every
+	// level on an account's path (its root, each unit down to its own, the
+	// account) must allow, and a Deny at any denies (erasurectl check and
+	// access --scp/--rcp TARGET=FILE). A principal of the account is limited
+	// by its SCPs, a resource of it by its RCPs. A level given nothing keeps
+	// AWS Organizations' default, FullAWSAccess. None given: none judged.
 	SCPs, RCPs map[string][]any
+	// Units places accounts in the organisation: an account id's path from
+	// its root through each unit down to its own (erasurectl --ou
+	// ACCOUNT=ROOT/OU/…). Every account the app deploys into needs one
+	// once a unit or root has policies (OrganisationError).
+	Units map[string][]string
 	// Parameters are values for template parameters by name, as a deploy
 	// passes them (erasurectl check --parameter K=V; cdk.json context); a
 	// parameter without one takes its Default.
@@ -175,6 +183,9 @@ func Check(paths []string, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.setOrganisation(cfg); err != nil {
+		return nil, err
+	}
 	return a.check(cfg), nil
 }
 
@@ -188,8 +199,8 @@ func CheckDirectory(dir string, cfg Config) (*Result, error) {
 	return Check(paths, cfg)
 }
 
+// check judges the app; setOrganisation has placed its accounts.
 func (a *assembly) check(cfg Config) *Result {
-	a.setOrganisation(cfg)
 	c := constantsOr(cfg.Constants)
 	a.setParams(cfg.Parameters)
 	topics := a.erasureTopics(cfg.TopicArns)

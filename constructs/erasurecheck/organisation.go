@@ -1,0 +1,128 @@
+package erasurecheck
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
+)
+
+// OrganisationError is a Config's SCPs, RCPs or Units that cannot be read:
+// a target that is no account, unit or root id, a path that does not run
+// from a root through units, or an account of the app with no place in the
+// organisation while unit policies are given. Its text names only ids.
+type OrganisationError struct{ Reason string }
+
+func (e *OrganisationError) Error() string { return "erasurecheck: organisation: " + e.Reason }
+
+var (
+	accountID = regexp.MustCompile(`^[0-9]{12}$`)
+	rootID    = regexp.MustCompile(`^r-[0-9a-z]{4,32}$`)
+	unitID    = regexp.MustCompile(`^ou-[0-9a-z]{4,32}-[a-z0-9]{8,32}$`)
+)
+
+// IsOrganisationTarget says whether id can carry SCPs or RCPs: an account
+// id, an organisational unit's id or a root's id.
+func IsOrganisationTarget(id string) bool {
+	return accountID.MatchString(id) || unitID.MatchString(id) || rootID.MatchString(id)
+}
+
+// ParseUnitPath reads an account's place in the organisation, written
+// ROOT/OU/…/OU (the root first, then each unit down to the account's).
+func ParseUnitPath(s string) ([]string, error) {
+	path := strings.Split(s, "/")
+	if !isUnitPath(path) {
+		return nil, &OrganisationError{Reason: "a path runs from a root (r-…) through units (ou-…-…), separated by /"}
+	}
+	return path, nil
+}
+
+// isUnitPath says whether path runs from a root through units.
+func isUnitPath(path []string) bool {
+	for i, id := range path {
+		if i == 0 && !rootID.MatchString(id) || i > 0 && !unitID.MatchString(id) {
+			return false
+		}
+	}
+	return len(path) > 0
+}
+
+// orgLevels are the policy levels an account's principals (SCPs) or
+// resources (RCPs) meet, the root first and the account last: the
+// statements of every policy attached at each level of its path. A level
+// nobody gave policies for is left out: AWS Organizations attaches
+// FullAWSAccess to every root, unit and account unless it is replaced.
+type orgLevels map[string][][]statement
+
+// setOrganisation reads the organisation's policies the check was given
+// and places every account of the app in it.
+func (a *assembly) setOrganisation(cfg Config) error {
+	for acct, path := range cfg.Units {
+		if !accountID.MatchString(acct) {
+			return &OrganisationError{Reason: "Units is keyed by 12-digit account ids"}
+		}
+		if !isUnitPath(path) {
+			return &OrganisationError{Reason: fmt.Sprintf("the path of account %s does not run from a root through units", acct)}
+		}
+	}
+	accounts := map[string]bool{}
+	for _, t := range a.Templates {
+		if accountID.MatchString(t.Account) {
+			accounts[t.Account] = true
+		}
+	}
+	for acct := range cfg.Units {
+		accounts[acct] = true
+	}
+	var err error
+	if a.scps, err = placeLevels(cfg.SCPs, cfg.Units, accounts, "SCP"); err != nil {
+		return err
+	}
+	a.rcps, err = placeLevels(cfg.RCPs, cfg.Units, accounts, "RCP")
+	return err
+}
+
+// placeLevels parses the policies given by target and gives each account
+// its levels.
+func placeLevels(by map[string][]any, units map[string][]string, accounts map[string]bool, what string) (orgLevels, error) {
+	attached := map[string][]statement{}
+	unitPolicies := false
+	for _, target := range sortedTargets(by) {
+		if !IsOrganisationTarget(target) {
+			return nil, &OrganisationError{Reason: fmt.Sprintf("%ss are attached to an account id, a unit id (ou-…) or a root id (r-…)", what)}
+		}
+		unitPolicies = unitPolicies || !accountID.MatchString(target)
+		for i, d := range by[target] {
+			attached[target] = append(attached[target], iameval.Parse(d, nil, fmt.Sprintf("%s[%s] policy %d", what, target, i+1))...)
+		}
+	}
+	out := orgLevels{}
+	placed := make([]string, 0, len(accounts))
+	for acct := range accounts {
+		placed = append(placed, acct)
+	}
+	sort.Strings(placed) // the first unplaced account is the one named
+	for _, acct := range placed {
+		path, placed := units[acct]
+		if unitPolicies && !placed {
+			return nil, &OrganisationError{Reason: fmt.Sprintf("%ss are given for units, but account %s has no place in the organisation: give its path (erasurectl --ou %s=ROOT/OU/…)", what, acct, acct)}
+		}
+		for _, level := range append(append([]string{}, path...), acct) {
+			if st, ok := attached[level]; ok {
+				out[acct] = append(out[acct], st)
+			}
+		}
+	}
+	return out, nil
+}
+
+func sortedTargets(by map[string][]any) []string {
+	out := make([]string, 0, len(by))
+	for k := range by {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
