@@ -1,7 +1,6 @@
 package erasurecheck
 
 import (
-
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
