@@ -77,7 +77,7 @@ synth: tools
 ## (AGPL-3.0: installed here only, never by `tools`, CI or anything shipped): every cell of the example
 ## app's access matrix and of ORACLE_VARIANTS randomly widened or narrowed variants of its policies.
 ORACLE_DIR      ?= /tmp/erasure-oracle
-ORACLE_VARIANTS ?= 1000
+ORACLE_VARIANTS ?= 200
 oracle-access: tools
 	cd $(TOOLS)/iam-oracle && npm ci --no-audit --no-fund --loglevel=error
 	go run ./cmd/erasurectl synth --out $(ORACLE_DIR) > /dev/null

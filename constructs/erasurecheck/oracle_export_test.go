@@ -27,7 +27,7 @@ import (
 
 var (
 	oracleAssembly = flag.String("oracle.assembly", "", "a cloud assembly whose access matrix to export for the iam-simulate cross-check")
-	oracleVariants = flag.Int("oracle.variants", 1000, "randomly mutated variants of its policies to export too")
+	oracleVariants = flag.Int("oracle.variants", 200, "randomly mutated variants of its policies to export too")
 	oracleOut      = flag.String("oracle.out", "oracle-cases.json", "where to write the cases")
 )
 
@@ -103,7 +103,7 @@ func mutate(a *assembly, r *rand.Rand) map[uintptr]bool {
 		}
 		st := list[r.IntN(len(list))].(map[string]any)
 		touched[reflect.ValueOf(st).Pointer()] = true
-		switch r.IntN(7) {
+		switch r.IntN(8) {
 		case 0:
 			delete(st, "Condition")
 		case 1:
@@ -138,10 +138,91 @@ func mutate(a *assembly, r *rand.Rand) map[uintptr]bool {
 					break
 				}
 			}
+		case 7:
+			notPrincipalRewrite(st, r)
 		}
 		d["Statement"] = list
 	}
+	if r.IntN(3) == 0 {
+		addBoundary(a, r, touched)
+	}
 	return touched
+}
+
+// notPrincipalRewrite rewrites a lock that spares principals by an
+// aws:PrincipalArn condition into a Deny with NotPrincipal naming them, as a
+// team might write it (sometimes with the account as AWS asks), when they
+// are exact ARNs: NotPrincipal takes no wildcard.
+func notPrincipalRewrite(st map[string]any, r *rand.Rand) {
+	c, _ := st["Condition"].(map[string]any)
+	if st["Effect"] != "Deny" || c == nil {
+		return
+	}
+	for op, block := range c {
+		b, _ := block.(map[string]any)
+		if !strings.Contains(op, "Not") || b == nil {
+			continue
+		}
+		for k, v := range b {
+			raw, _ := json.Marshal(v)
+			if !strings.EqualFold(k, "aws:PrincipalArn") || strings.Contains(string(raw), "*") {
+				continue
+			}
+			names := append([]any{}, iameval.ListOf(v)...)
+			if r.IntN(2) == 0 {
+				names = append(names, map[string]any{"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"})
+			}
+			delete(b, k)
+			if len(b) == 0 {
+				delete(c, op)
+			}
+			if len(c) == 0 {
+				delete(st, "Condition")
+			}
+			delete(st, "Principal")
+			st["NotPrincipal"] = map[string]any{"AWS": names}
+			return
+		}
+	}
+}
+
+// boundaries are the permissions boundaries a variant may give a role.
+var boundaries = []string{
+	`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`,
+	`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sqs:*","kms:*","logs:*"],"Resource":"*"}]}`,
+	`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"},{"Effect":"Deny","Action":"sqs:SendMessage","Resource":"*"}]}`,
+	`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotAction":["kms:*"],"Resource":"*"}]}`,
+}
+
+// addBoundary gives a role of the app, at random, a permissions boundary:
+// a managed policy of its template.
+func addBoundary(a *assembly, r *rand.Rand, touched map[uintptr]bool) {
+	type role struct {
+		t  *template
+		id string
+	}
+	var roles []role
+	for _, t := range a.Templates {
+		for _, id := range t.IDs() {
+			if t.Resources[id].Type == "AWS::IAM::Role" {
+				roles = append(roles, role{t, id})
+			}
+		}
+	}
+	if len(roles) == 0 {
+		return
+	}
+	ro := roles[r.IntN(len(roles))]
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(boundaries[r.IntN(len(boundaries))]), &doc); err != nil {
+		panic(err)
+	}
+	for _, st := range doc["Statement"].([]any) {
+		touched[reflect.ValueOf(st.(map[string]any)).Pointer()] = true
+	}
+	id := ro.id + "OracleBoundary"
+	ro.t.Resources[id] = cfnmodel.Resource{Type: "AWS::IAM::ManagedPolicy", Properties: map[string]any{"PolicyDocument": doc}}
+	ro.t.Resources[ro.id].Properties["PermissionsBoundary"] = map[string]any{"Ref": id}
 }
 
 // dumpSims renders each cell's request and policies with literal ARNs (each
@@ -266,7 +347,7 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 		var list []any
 		for _, s := range stmts {
 			m := map[string]any{"Effect": s.Effect}
-			for k, v := range map[string]any{"Principal": s.Principal, "Action": s.Action, "NotAction": s.NotAction, "Resource": s.Resource, "NotResource": s.NotResource} {
+			for k, v := range map[string]any{"Principal": s.Principal, "NotPrincipal": s.NotPrincipal, "Action": s.Action, "NotAction": s.NotAction, "Resource": s.Resource, "NotResource": s.NotResource} {
 				if v != nil {
 					m[k] = render(templateOf(s), v)
 				}
@@ -281,7 +362,11 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 	var sims []any
 	for i, c := range m.Cells {
 		p, r := m.principals[c.Principal], m.targets[c.Resource]
-		if touched != nil && !reaches(r.Policy) && !reaches(p.Identity) {
+		var boundary []statement
+		if p.Boundary != nil {
+			boundary = p.Boundary.Statements
+		}
+		if touched != nil && !reaches(r.Policy) && !reaches(p.Identity) && !reaches(boundary) {
 			continue
 		}
 		req := m.requestOf(i)
@@ -303,22 +388,7 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 		}
 		principalArn := p.Service
 		if principalArn == "" {
-			for _, al := range p.Aliases {
-				if strings.HasPrefix(al, "res:") {
-					al = arnOf(al)
-				}
-				if strings.HasPrefix(al, "arn:aws:iam:") {
-					principalArn = al
-				}
-			}
-			name := principalArn[strings.LastIndex(principalArn, "/")+1:]
-			// The session the evaluator asked as (Lambda's is the function
-			// name): a NotPrincipal that names it spares it in both.
-			session := p.Session
-			if session == "" {
-				session = "session"
-			}
-			principalArn = fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", p.Account, name, session)
+			principalArn = requestPrincipal(p, arnOf)
 		}
 		resArn := r.Aliases[0]
 		if strings.HasPrefix(resArn, "res:") {
@@ -341,9 +411,36 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 		if len(r.Policy) > 0 {
 			s["resourcePolicy"] = doc(r.Policy)
 		}
+		if p.Service == "" && p.Boundary != nil {
+			s["permissionBoundaryPolicies"] = []any{map[string]any{"name": "boundary", "policy": doc(p.Boundary.Statements)}}
+		}
 		sims = append(sims, sim)
 	}
 	return sims
+}
+
+// requestPrincipal is the ARN p makes its requests as: a role's session
+// (the one the evaluator asked as; Lambda's is the function name, so a
+// NotPrincipal that names it spares it in both), a federated user's session,
+// an IAM user or the account's root user as they are.
+func requestPrincipal(p *principal, arnOf func(string) string) string {
+	var role string
+	for _, al := range p.Aliases {
+		if strings.HasPrefix(al, "res:") {
+			al = arnOf(al)
+		}
+		switch {
+		case strings.HasPrefix(al, "arn:aws:sts::"), strings.HasSuffix(al, ":root"), strings.Contains(al, ":user/"):
+			return al
+		case strings.HasPrefix(al, "arn:aws:iam:"):
+			role = al
+		}
+	}
+	session := p.Session
+	if session == "" {
+		session = "session"
+	}
+	return fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", p.Account, role[strings.LastIndex(role, "/")+1:], session)
 }
 
 // templateOf is the template a statement was read from, nil for a built one.
