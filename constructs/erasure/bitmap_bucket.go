@@ -187,10 +187,14 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 	b.loaders = props.Loaders
 	admins := administratorsOr(this, props.Administrators)
 	data := append(append([]string{}, channelpolicy.BucketList...), channelpolicy.ObjectData...)
-	lockedBucket(b.Bucket).administeredBy(channelpolicy.Bucket, admins, data)
+	bucket := lockedBucket(b.Bucket)
+	bucket.administeredBy(channelpolicy.Bucket, admins, data)
+	bucket.apply()
 	if k, ok := b.Key.(awskms.Key); ok && props.Key == nil {
 		b.ownKey = k
-		lockedKey(k).administeredBy(channelpolicy.BucketKey, admins, channelpolicy.KeyUse)
+		key := lockedKey(k)
+		key.administeredBy(channelpolicy.BucketKey, admins, channelpolicy.KeyUse)
+		key.apply()
 	}
 	this.Node().AddValidation(&bitmapBucketValidation{b: b})
 	return b
@@ -272,9 +276,13 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 		// Only the store reads and writes its bitmaps, and uses their key.
 		data := append(append([]string{}, channelpolicy.BucketList...), channelpolicy.ObjectData...)
 		who := append([]string{*role.RoleArn()}, b.loaders...)
-		lockedBucket(b.Bucket).onlyFrom("OnlyTheStoreReadsAndWrites", data, who, nil)
+		bucket := lockedBucket(b.Bucket)
+		bucket.onlyFrom("OnlyTheStoreReadsAndWrites", data, who, nil)
+		bucket.apply()
 		if b.ownKey != nil {
-			lockedKey(b.ownKey).onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, who, nil)
+			key := lockedKey(b.ownKey)
+			key.onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, who, nil)
+			key.apply()
 		}
 	}
 	if role := s.Function.Role(); role != nil {

@@ -230,7 +230,9 @@ func (ch *ErasureChannel) admitRoster(stores []RosterStore) {
 	if !storesIn(stores, channelAccount, channelAccount) {
 		// No store of the channel's own account: its roles under the handler
 		// path are no roster store's (a same-account role needs no Allow).
-		lockedQueue(ch.ResponseQueue).deny("NoHandlerOfTheChannelAccountAnswers", []string{"sqs:SendMessage"}, nil, channelAccountHandlers(channelAccount, handlers))
+		q := lockedQueue(ch.ResponseQueue)
+		q.deny("NoHandlerOfTheChannelAccountAnswers", []string{"sqs:SendMessage"}, nil, channelAccountHandlers(channelAccount, handlers))
+		q.apply()
 	}
 }
 
@@ -271,9 +273,9 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 			// account: a roster account's own administrators subscribe its
 			// stores, and off the data path every other account needs an
 			// Allow no policy here gives.
-			admins = []string{channelpolicy.DefaultAdministrators(*awscdk.Aws_PARTITION(), "*", "*")}
+			admins = []string{channelpolicy.DefaultAdministrators(partition(), "*", "*")}
 		} else {
-			admins = []string{channelpolicy.DefaultAdministrators(*awscdk.Aws_PARTITION(), channelAccount, region)}
+			admins = []string{channelpolicy.DefaultAdministrators(partition(), channelAccount, region)}
 		}
 	}
 	readers := props.ResponseReaders
@@ -302,6 +304,8 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	if len(props.Stores) > 0 {
 		ch.lockSubscriptions(topic, props.Stores, admins, channelAccount, region)
 	}
+	topic.apply()
+	topicKey.apply()
 	// Declared principals of another account (or of any, where the stack's
 	// account is not known at synth) need the resource policies' Allow too.
 	if others := otherAccounts(props.Publishers, channelAccount); len(others) > 0 {
@@ -337,6 +341,9 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 			}
 		}
 	}
+	responses.apply()
+	dlq.apply()
+	key.apply()
 }
 
 // lockSubscriptions admits a subscription only for a store queue
@@ -346,14 +353,14 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 // principal of another account needs the Allow of admitRosterAccounts, which
 // names only roster accounts; the channel's own account, when it holds no
 // store, is denied outright.
-func (ch *ErasureChannel) lockSubscriptions(topic locked, stores []RosterStore, admins []string, channelAccount, region string) {
+func (ch *ErasureChannel) lockSubscriptions(topic *locked, stores []RosterStore, admins []string, channelAccount, region string) {
 	subscribe := []string{"sns:Subscribe"}
 	topic.onlyFrom("OnlyAdministratorsSubscribe", subscribe, admins, nil)
 	topic.deny("SubscribeOnlySqs", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"sns:Protocol": "sqs"}})
 	topic.deny("SubscribeOnlyStoreQueuesOfTheSubscribersAccount", subscribe, nil, map[string]any{"StringNotLike": map[string]any{
-		"sns:Endpoint": fmt.Sprintf("arn:%s:sqs:*:${aws:PrincipalAccount}:%s*", *awscdk.Aws_PARTITION(), contract.QueueNamePrefix)}})
+		"sns:Endpoint": fmt.Sprintf("arn:%s:sqs:*:${aws:PrincipalAccount}:%s*", partition(), contract.QueueNamePrefix)}})
 	switch {
-	case *awscdk.Token_IsUnresolved(jsii.String(channelAccount)):
+	case isToken(&channelAccount):
 		// An environment-agnostic channel: its account is only known at
 		// deploy, so the roster's accounts are named outright.
 		topic.deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"aws:PrincipalAccount": anyList(rosterAccounts(stores, channelAccount))}})
@@ -365,7 +372,7 @@ func (ch *ErasureChannel) lockSubscriptions(topic locked, stores []RosterStore, 
 // otherAccounts are the accounts of arns other than channelAccount (every
 // one when channelAccount is unknown at synth).
 func otherAccounts(arns []string, channelAccount string) []string {
-	known := !*awscdk.Token_IsUnresolved(jsii.String(channelAccount))
+	known := !isToken(&channelAccount)
 	var out []string
 	for _, a := range arns {
 		acct := strings.SplitN(a, ":", 6)

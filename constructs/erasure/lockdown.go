@@ -18,33 +18,76 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
-// A locked resource: its resource policy (through add), the ARNs a
-// statement names it by, and the construct its metadata goes on. Every
-// channel resource is locked the same way: administrators alone may take an
-// action off the data path, and each data-path action only the principals of
-// its path (channelpolicy).
+// A locked resource: its resource policy (through add, or its document once
+// it has one), the ARNs a statement names it by, and the construct its
+// metadata goes on. Every channel resource is locked the same way:
+// administrators alone may take an action off the data path, and each
+// data-path action only the principals of its path (channelpolicy). The
+// statements wait in pending until apply hands them to the policy in one
+// call: each AddToResourcePolicy is four round trips to the jsii kernel
+// (the call and the result's two fields), AddStatements one for them all.
 type locked struct {
 	add       func(awsiam.PolicyStatement)
+	document  func() awsiam.PolicyDocument // nil until the resource has a policy
 	resources []string
 	node      constructs.IConstruct
+	pending   []awsiam.PolicyStatement
 }
 
-func lockedQueue(q awssqs.Queue) locked {
-	return locked{add: func(s awsiam.PolicyStatement) { q.AddToResourcePolicy(s) }, resources: []string{*q.QueueArn()}, node: q}
+// childPolicy is the document of the policy construct CDK creates as the
+// resource's "Policy" child (a queue's, a topic's), nil before it does.
+func childPolicy[P interface{ Document() awsiam.PolicyDocument }](c constructs.IConstruct) awsiam.PolicyDocument {
+	if p, ok := c.Node().TryFindChild(jsii.String("Policy")).(P); ok {
+		return p.Document()
+	}
+	return nil
 }
 
-func lockedTopic(t awssns.Topic) locked {
-	return locked{add: func(s awsiam.PolicyStatement) { t.AddToResourcePolicy(s) }, resources: []string{*t.TopicArn()}, node: t}
+func lockedQueue(q awssqs.Queue) *locked {
+	return &locked{add: func(s awsiam.PolicyStatement) { q.AddToResourcePolicy(s) }, resources: []string{*q.QueueArn()}, node: q,
+		document: func() awsiam.PolicyDocument { return childPolicy[awssqs.QueuePolicy](q) }}
 }
 
-func lockedKey(k awskms.Key) locked {
+func lockedTopic(t awssns.Topic) *locked {
+	return &locked{add: func(s awsiam.PolicyStatement) { t.AddToResourcePolicy(s) }, resources: []string{*t.TopicArn()}, node: t,
+		document: func() awsiam.PolicyDocument { return childPolicy[awssns.TopicPolicy](t) }}
+}
+
+func lockedKey(k awskms.Key) *locked {
 	// In a key policy, "*" is this key.
-	return locked{add: func(s awsiam.PolicyStatement) { k.AddToResourcePolicy(s, nil) }, resources: []string{"*"}, node: k}
+	return &locked{add: func(s awsiam.PolicyStatement) { k.AddToResourcePolicy(s, nil) }, resources: []string{"*"}, node: k,
+		document: k.Policy}
 }
 
-func lockedBucket(b awss3.Bucket) locked {
-	return locked{add: func(s awsiam.PolicyStatement) { b.AddToResourcePolicy(s) },
-		resources: []string{*b.BucketArn(), *b.ArnForObjects(jsii.String("*"))}, node: b}
+func lockedBucket(b awss3.Bucket) *locked {
+	return &locked{add: func(s awsiam.PolicyStatement) { b.AddToResourcePolicy(s) },
+		resources: []string{*b.BucketArn(), *b.ArnForObjects(jsii.String("*"))}, node: b,
+		document: func() awsiam.PolicyDocument {
+			if p := b.Policy(); p != nil {
+				return p.Document()
+			}
+			return nil
+		}}
+}
+
+// apply adds the pending statements to the resource's policy, in order: the
+// first through add when there is no policy yet (CDK creates it), the rest
+// in one AddStatements.
+func (l *locked) apply() {
+	st := l.pending
+	l.pending = nil
+	if len(st) == 0 {
+		return
+	}
+	doc := l.document()
+	if doc == nil {
+		l.add(st[0])
+		if st = st[1:]; len(st) == 0 {
+			return
+		}
+		doc = l.document()
+	}
+	doc.AddStatements(st...)
 }
 
 // anyPrincipal is "*": one jsii object for every statement of the process
@@ -52,8 +95,8 @@ func lockedBucket(b awss3.Bucket) locked {
 var anyPrincipal = sync.OnceValue(func() awsiam.IPrincipal { return awsiam.NewAnyPrincipal() })
 
 // deny adds a Deny for every principal, of actions (or, with notActions, of
-// every action but those), when every condition holds.
-func (l locked) deny(sid string, actions, notActions []string, conditions map[string]any) {
+// every action but those), when every condition holds (on apply).
+func (l *locked) deny(sid string, actions, notActions []string, conditions map[string]any) {
 	p := &awsiam.PolicyStatementProps{
 		Sid:        jsii.String(sid),
 		Effect:     awsiam.Effect_DENY,
@@ -68,12 +111,12 @@ func (l locked) deny(sid string, actions, notActions []string, conditions map[st
 	if len(conditions) > 0 {
 		p.Conditions = &conditions
 	}
-	l.add(awsiam.NewPolicyStatement(p))
+	l.pending = append(l.pending, awsiam.NewPolicyStatement(p))
 }
 
 // administeredBy marks the resource as of kind and lets only admins take
 // an action outside data (the resource's data-path actions).
-func (l locked) administeredBy(kind channelpolicy.Kind, admins []string, data []string) {
+func (l *locked) administeredBy(kind channelpolicy.Kind, admins []string, data []string) {
 	res := l.node.Node().DefaultChild().(awscdk.CfnResource)
 	res.AddMetadata(jsii.String(channelpolicy.KindMetadataKey), string(kind))
 	res.AddMetadata(jsii.String(channelpolicy.AdministratorsMetadataKey), anyList(admins))
@@ -83,7 +126,7 @@ func (l locked) administeredBy(kind channelpolicy.Kind, admins []string, data []
 // onlyFrom denies actions to every principal whose ARN is not one of
 // principals, unless (for a service acting for one of sources) the request's
 // aws:SourceArn is one of sources.
-func (l locked) onlyFrom(sid string, actions, principals, sources []string) {
+func (l *locked) onlyFrom(sid string, actions, principals, sources []string) {
 	cond := map[string]any{"ArnNotLike": map[string]any{"aws:PrincipalArn": anyList(principals)}}
 	if len(sources) > 0 {
 		cond["ArnNotLike"].(map[string]any)["aws:SourceArn"] = anyList(sources)
@@ -92,7 +135,7 @@ func (l locked) onlyFrom(sid string, actions, principals, sources []string) {
 }
 
 // noOne denies actions to every principal.
-func (l locked) noOne(sid string, actions []string) { l.deny(sid, actions, nil, nil) }
+func (l *locked) noOne(sid string, actions []string) { l.deny(sid, actions, nil, nil) }
 
 func notLike(arns []string) map[string]any {
 	return map[string]any{"ArnNotLike": map[string]any{"aws:PrincipalArn": anyList(arns)}}
@@ -112,15 +155,15 @@ func administratorsOr(scope constructs.Construct, admins []string) []string {
 	if len(admins) > 0 {
 		return admins
 	}
-	st := awscdk.Stack_Of(scope)
-	return []string{channelpolicy.DefaultAdministrators(*awscdk.Aws_PARTITION(), *st.Account(), *st.Region())}
+	env := envOf(scope)
+	return []string{channelpolicy.DefaultAdministrators(partition(), env.account, env.region)}
 }
 
 // checkPrincipalArns lists every entry of arns that is not an IAM role or
 // user ARN (patterns only where patterns is true).
 func checkPrincipalArns(l *timing.Problems, path string, arns []string, patterns bool) {
 	for i, a := range arns {
-		if *awscdk.Token_IsUnresolved(jsii.String(a)) {
+		if isToken(&a) {
 			continue // a reference to a role of the app
 		}
 		f := strings.SplitN(a, ":", 6)

@@ -3,8 +3,6 @@ package erasure
 import (
 	"fmt"
 
-	"github.com/aws/aws-cdk-go/awscdk/v2"
-
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -23,7 +21,7 @@ type RosterStore struct {
 // the handler path (contract.HandlerRolePath) in any account. The policies
 // that name it say once, beside it, which accounts are the roster's.
 func rosterHandlers() string {
-	return contract.HandlerRolePattern(*awscdk.Aws_PARTITION(), "*")
+	return contract.HandlerRolePattern(partition(), "*")
 }
 
 // checkRoster lists every problem of a roster.

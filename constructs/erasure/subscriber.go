@@ -222,17 +222,20 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 			grantSend(props.ResponseQueue, queueKey(props.ResponseQueue), s.Function)
 		}
 		grantSend(s.Queue, s.Key, s.Function) // pass two re-sends to the store's own queue
-		if role := s.Function.Role(); role != nil {
+		role := s.Function.Role()
+		if role == nil {
+			lockQueueForAdministrators(s, props)
+		} else {
 			s.lockDown(role, props)
-			if cfn, ok := role.Node().DefaultChild().(awsiam.CfnRole); ok && cfn != nil {
+			if roleID := roleIDOf(ownRole, role); roleID != nil {
 				// Pass two is proven by identity: the handler accepts its
 				// marker only from "<this role id>:<its function name>".
-				s.Function.AddEnvironment(jsii.String(contract.EnvHandlerRoleID), cfn.AttrRoleId(), nil)
+				s.Function.AddEnvironment(jsii.String(contract.EnvHandlerRoleID), roleID, nil)
 				// The account service authenticates the store's answers by
 				// this role id: cdk deploy --outputs-file hands it to
 				// erasurectl watch --role-ids-from.
 				out := awscdk.NewCfnOutput(this, jsii.String("HandlerRoleId"), &awscdk.CfnOutputProps{
-					Value:       awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String(props.Name + "="), cfn.AttrRoleId()}),
+					Value:       awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String(props.Name + "="), roleID}),
 					Description: jsii.String("Erasure store " + props.Name + ": <store>=<its handler role's unique id>, for the account service's roster"),
 				})
 				out.OverrideLogicalId(jsii.String(contract.RoleIDOutputPrefix + contract.NameDigest(props.Name)))
@@ -241,8 +244,8 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 			}
 		}
 	}
-	if s.Function == nil || s.Function.Role() == nil {
-		lockedQueue(s.Queue).administeredBy(channelpolicy.Queue, administratorsOr(this, props.Administrators), channelpolicy.QueueData)
+	if s.Function == nil {
+		lockQueueForAdministrators(s, props)
 	}
 
 	s.DeadLetterAlarm = deadLetterAlarm(this, "DeadLetterAlarm", s.DeadLetterQueue,
@@ -287,7 +290,7 @@ type scopedSqsSubscription struct {
 // Bind implements awssns.ITopicSubscription.
 func (s *scopedSqsSubscription) Bind(topic awssns.ITopic) *awssns.TopicSubscriptionConfig {
 	sns := awsiam.NewServicePrincipal(jsii.String(snsPrincipalFor(topic, s.queue)), nil)
-	fromTopic := &map[string]interface{}{"ArnEquals": map[string]interface{}{"aws:SourceArn": topic.TopicArn()}}
+	fromTopic := &map[string]interface{}{"ArnEquals": map[string]interface{}{"aws:SourceArn": topicArnOf(topic)}}
 	added := s.queue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Resources: jsii.Strings(*s.queue.QueueArn()), Actions: jsii.Strings("sqs:SendMessage"),
 		Principals: &[]awsiam.IPrincipal{sns}, Conditions: fromTopic,
@@ -299,7 +302,7 @@ func (s *scopedSqsSubscription) Bind(topic awssns.ITopic) *awssns.TopicSubscript
 	// Like SqsSubscription: a topic imported by ARN names its region, so a
 	// store in another region subscribes across regions.
 	var region *string
-	if arn := topic.TopicArn(); !*awscdk.Token_IsUnresolved(arn) {
+	if arn := topicArnOf(topic); !isToken(arn) {
 		if parts := strings.Split(*arn, ":"); len(parts) > 3 && parts[3] != "" {
 			region = jsii.String(parts[3])
 		}
@@ -325,14 +328,14 @@ const globalSNSPrincipal = "sns.amazonaws.com"
 // one, where the global principal is right.
 func snsPrincipalFor(topic awssns.ITopic, queue awssqs.IQueue) string {
 	topicRegion := ""
-	if arn := topic.TopicArn(); !*awscdk.Token_IsUnresolved(arn) {
+	if arn := topicArnOf(topic); !isToken(arn) {
 		topicRegion = iameval.ARNRegion(*arn)
-	} else if r := awscdk.Stack_Of(topic).Region(); !*awscdk.Token_IsUnresolved(r) {
-		topicRegion = *r
+	} else if r := envOf(topic).region; !isToken(&r) {
+		topicRegion = r
 	}
 	queueRegion := ""
-	if r := awscdk.Stack_Of(queue).Region(); !*awscdk.Token_IsUnresolved(r) {
-		queueRegion = *r
+	if r := envOf(queue).region; !isToken(&r) {
+		queueRegion = r
 	}
 	return iameval.SNSServicePrincipal(topicRegion, queueRegion)
 }
@@ -347,11 +350,11 @@ func (s *ErasureSubscriber) lockDown(role awsiam.IRole, props *ErasureSubscriber
 	roleArn := *role.RoleArn()
 	var topics []string
 	if props.Topic != nil {
-		topics = []string{*props.Topic.TopicArn()}
+		topics = []string{*topicArnOf(props.Topic)}
 	}
 	q := lockedQueue(s.Queue)
 	q.administeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
-	onlyHandlerConsumes(s.Queue, role)
+	onlyHandlerConsumes(q, roleArn)
 	q.onlyFrom("OnlyTheTopicAndTheHandlerSend", []string{"sqs:SendMessage"}, []string{roleArn}, topics)
 	q.onlyFrom("OnlyTheHandlerAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append([]string{roleArn}, admins...), nil)
 
@@ -364,6 +367,30 @@ func (s *ErasureSubscriber) lockDown(role awsiam.IRole, props *ErasureSubscriber
 	k := lockedKey(s.Key)
 	k.administeredBy(channelpolicy.QueueKey, admins, channelpolicy.KeyUse)
 	k.onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, []string{roleArn}, topics)
+	q.apply()
+	dlq.apply()
+	k.apply()
+}
+
+// lockQueueForAdministrators locks a store's queue that has no handler
+// role of its own to lock it to: only administrators act off its data path.
+func lockQueueForAdministrators(s *ErasureSubscriber, props *ErasureSubscriberProps) {
+	q := lockedQueue(s.Queue)
+	q.administeredBy(channelpolicy.Queue, administratorsOr(s.Construct, props.Administrators), channelpolicy.QueueData)
+	q.apply()
+}
+
+// roleIDOf is the unique id (RoleId) of the handler's role: own's when
+// the subscriber built it (one round trip), else the attribute of role's
+// CfnRole when it is one of this app, nil for an imported role.
+func roleIDOf(own awsiam.Role, role awsiam.IRole) *string {
+	if own != nil {
+		return own.RoleId()
+	}
+	if cfn, ok := role.Node().DefaultChild().(awsiam.CfnRole); ok && cfn != nil {
+		return cfn.AttrRoleId()
+	}
+	return nil
 }
 
 // onlyHandlerConsumes denies taking requests off the store's queue to every
@@ -371,15 +398,8 @@ func (s *ErasureSubscriber) lockDown(role awsiam.IRole, props *ErasureSubscriber
 // account, whatever its own policies allow: a request read by anyone else is
 // a request the store never erases. Sending (pass two, SNS) and the
 // dead-letter queue, which operators redrive, are not affected.
-func onlyHandlerConsumes(q awssqs.Queue, role awsiam.IRole) {
-	q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:        jsii.String("OnlyTheHandlerConsumes"),
-		Effect:     awsiam.Effect_DENY,
-		Principals: &[]awsiam.IPrincipal{anyPrincipal()},
-		Actions:    jsii.Strings("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"),
-		Resources:  jsii.Strings(*q.QueueArn()),
-		Conditions: &map[string]interface{}{"ArnNotEquals": map[string]interface{}{"aws:PrincipalArn": role.RoleArn()}},
-	}))
+func onlyHandlerConsumes(q *locked, roleArn string) {
+	q.deny("OnlyTheHandlerConsumes", channelpolicy.QueueConsume, nil, map[string]any{"ArnNotEquals": map[string]any{"aws:PrincipalArn": roleArn}})
 }
 
 // grantSend lets grantee send to q and nothing more: sqs:SendMessage, and on

@@ -1,0 +1,56 @@
+package erasure
+
+import (
+	"regexp"
+	"sync"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/constructs-go/constructs/v10"
+)
+
+// stringToken is how CDK encodes an unresolved token in a string
+// (TokenString's ${Token[…]}, and a list token's element, #{Token[…]}).
+var stringToken = regexp.MustCompile(`[$#]\{Token\[[\w.]+\]\}`)
+
+// isToken says whether s holds an unresolved token, as Token.isUnresolved
+// decides for a string, without a round trip to the jsii kernel (a nil s
+// holds none).
+func isToken(s *string) bool { return s != nil && stringToken.MatchString(*s) }
+
+// partition is ${AWS::Partition}: one token for the process (Aws.PARTITION
+// is a constant of the library), read from the kernel once.
+var partition = sync.OnceValue(func() string { return *awscdk.Aws_PARTITION() })
+
+// stackEnv is the account and region of a construct's stack, as its
+// templates name them (tokens for an environment-agnostic stack).
+type stackEnv struct{ account, region string }
+
+// envs holds each stack's stackEnv, by the stack's jsii proxy: every store
+// asks for its own and the channel's, and each ask is round trips.
+var envs sync.Map
+
+// envOf is the stackEnv of scope's stack.
+func envOf(scope constructs.IConstruct) stackEnv {
+	st := awscdk.Stack_Of(scope)
+	if e, ok := envs.Load(st); ok {
+		return e.(stackEnv)
+	}
+	e := stackEnv{account: *st.Account(), region: *st.Region()}
+	envs.Store(st, e)
+	return e
+}
+
+// topicArns holds each topic's ARN by its proxy: every store of the app
+// names the channel's topic several times.
+var topicArns sync.Map
+
+// topicArnOf is t's TopicArn, read from the kernel once for each topic.
+func topicArnOf(t awssns.ITopic) *string {
+	if a, ok := topicArns.Load(t); ok {
+		return a.(*string)
+	}
+	a := t.TopicArn()
+	topicArns.Store(t, a)
+	return a
+}
