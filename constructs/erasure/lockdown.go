@@ -32,25 +32,36 @@ type locked struct {
 	resources []string
 	node      constructs.IConstruct
 	pending   []awsiam.PolicyStatement
+	tree      constructs.Node // node's Node(), once asked
+}
+
+// nodeOf is the construct tree node of the locked resource, read once.
+func (l *locked) nodeOf() constructs.Node {
+	if l.tree == nil {
+		l.tree = l.node.Node()
+	}
+	return l.tree
 }
 
 // childPolicy is the document of the policy construct CDK creates as the
 // resource's "Policy" child (a queue's, a topic's), nil before it does.
-func childPolicy[P interface{ Document() awsiam.PolicyDocument }](c constructs.IConstruct) awsiam.PolicyDocument {
-	if p, ok := c.Node().TryFindChild(jsii.String("Policy")).(P); ok {
+func childPolicy[P interface{ Document() awsiam.PolicyDocument }](n constructs.Node) awsiam.PolicyDocument {
+	if p, ok := n.TryFindChild(jsii.String("Policy")).(P); ok {
 		return p.Document()
 	}
 	return nil
 }
 
 func lockedQueue(q awssqs.Queue) *locked {
-	return &locked{add: func(s awsiam.PolicyStatement) { q.AddToResourcePolicy(s) }, resources: []string{*q.QueueArn()}, node: q,
-		document: func() awsiam.PolicyDocument { return childPolicy[awssqs.QueuePolicy](q) }}
+	l := &locked{add: func(s awsiam.PolicyStatement) { q.AddToResourcePolicy(s) }, resources: []string{*q.QueueArn()}, node: q}
+	l.document = func() awsiam.PolicyDocument { return childPolicy[awssqs.QueuePolicy](l.nodeOf()) }
+	return l
 }
 
 func lockedTopic(t awssns.Topic) *locked {
-	return &locked{add: func(s awsiam.PolicyStatement) { t.AddToResourcePolicy(s) }, resources: []string{*t.TopicArn()}, node: t,
-		document: func() awsiam.PolicyDocument { return childPolicy[awssns.TopicPolicy](t) }}
+	l := &locked{add: func(s awsiam.PolicyStatement) { t.AddToResourcePolicy(s) }, resources: []string{*t.TopicArn()}, node: t}
+	l.document = func() awsiam.PolicyDocument { return childPolicy[awssns.TopicPolicy](l.nodeOf()) }
+	return l
 }
 
 func lockedKey(k awskms.Key) *locked {
@@ -117,7 +128,7 @@ func (l *locked) deny(sid string, actions, notActions []string, conditions map[s
 // administeredBy marks the resource as of kind and lets only admins take
 // an action outside data (the resource's data-path actions).
 func (l *locked) administeredBy(kind channelpolicy.Kind, admins []string, data []string) {
-	res := l.node.Node().DefaultChild().(awscdk.CfnResource)
+	res := l.nodeOf().DefaultChild().(awscdk.CfnResource)
 	res.AddMetadata(jsii.String(channelpolicy.KindMetadataKey), string(kind))
 	res.AddMetadata(jsii.String(channelpolicy.AdministratorsMetadataKey), anyList(admins))
 	l.deny("OnlyAdministratorsAdminister", nil, data, notLike(admins))
