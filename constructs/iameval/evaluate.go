@@ -496,7 +496,10 @@ func principalMatches(s Statement, p *Principal, service string) (ok, direct boo
 // "NotPrincipal"): its account (root ARN or id) and its ARN, and for a role,
 // the exact sts ARN of the session it acts under, since AWS matches an
 // assumed-role request by its session. A role listed by its ARN alone, or a
-// session the evaluator does not know, is not spared.
+// session the evaluator does not know, is not spared; nor is a principal
+// with a permissions boundary, however it is listed (the same page: such a
+// Deny "will always deny any IAM principal that has a permissions boundary
+// policy attached").
 func notPrincipalSpares(s Statement, p *Principal, service string) bool {
 	if s.NotPrincipal == "*" {
 		return true
@@ -505,6 +508,9 @@ func notPrincipalSpares(s Statement, p *Principal, service string) bool {
 	if p.Service != "" {
 		ok, _ := principalMatches(list, p, service)
 		return ok
+	}
+	if p.Boundary != nil {
+		return false
 	}
 	names := list.values().awsPrin
 	listed := func(ids ...string) bool {

@@ -147,6 +147,14 @@ func TestEvaluate(t *testing.T) {
 		{"a Deny with NotPrincipal spares a role's session named with its role and account", Principal{Account: "111111111111", Aliases: []string{role111}, Session: "erasure-handler-space"}, sendAll,
 			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111"},
 			`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":["` + role111 + `","arn:aws:iam::111111111111:root","` + strings.Replace(strings.Replace(role111, ":iam:", ":sts:", 1), ":role/", ":assumed-role/", 1) + `/erasure-handler-space"]},"Action":"sqs:*","Resource":"*"}]}`, nil, Allowed},
+		// IAM user guide, "AWS JSON policy elements: NotPrincipal": "The
+		// NotPrincipal element with a Deny effect will always deny any IAM
+		// principal that has a permissions boundary policy attached,
+		// regardless of the values specified in the NotPrincipal element."
+		{"a Deny with NotPrincipal denies a principal with a permissions boundary, however it is named", Principal{Account: "111111111111", Aliases: []string{role111}, Session: "erasure-handler-space",
+			Boundary: &Boundary{Statements: Parse(map[string]any{"Statement": []any{map[string]any{"Effect": "Allow", "Action": "*", "Resource": "*"}}}, nil, "boundary")}}, sendAll,
+			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111"},
+			`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":["` + role111 + `","arn:aws:iam::111111111111:root","` + strings.Replace(strings.Replace(role111, ":iam:", ":sts:", 1), ":role/", ":assumed-role/", 1) + `/erasure-handler-space"]},"Action":"sqs:*","Resource":"*"}]}`, nil, Denied},
 		{"a Deny with NotPrincipal spares a user named with its account", Principal{Account: "111111111111", Aliases: []string{"arn:aws:iam::111111111111:user/bob"}}, sendAll,
 			"sqs:SendMessage", Resource{Aliases: []string{queue}, Account: "111111111111"},
 			`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":["arn:aws:iam::111111111111:user/bob","111111111111"]},"Action":"sqs:*","Resource":"*"}]}`, nil, Allowed},

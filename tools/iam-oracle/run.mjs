@@ -11,7 +11,9 @@ import { runSimulation } from '@cloud-copilot/iam-simulate'
 // (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html):
 // a Deny with NotPrincipal spares a role's session only when it names the
 // session's assumed-role ARN, and any principal only when it also names its
-// account. iam-simulate spares a session whose role's ARN is named. A
+// account, and never one with a permissions boundary ("will always deny any
+// IAM principal that has a permissions boundary policy attached").
+// iam-simulate spares a session whose role's ARN is named. A
 // disagreement is the documented one when the oracle, given the same policies
 // with every NotPrincipal entry taken out that AWS would not let spare this
 // principal, agrees with us: nothing else is changed, and the oracle decides.
@@ -22,6 +24,7 @@ function underAWSNotPrincipal(sim) {
   const [, acct, , roleName] = m
   const isAccount = (e) => e === acct || e === `arn:aws:iam::${acct}:root`
   const isRole = (e) => roleName !== undefined && e.startsWith(`arn:aws:iam::${acct}:role/`) && e.endsWith('/' + roleName)
+  const bounded = (sim.permissionBoundaryPolicies ?? []).length > 0
   const policy = structuredClone(sim.resourcePolicy)
   let changed = false
   for (const st of [policy.Statement].flat()) {
@@ -29,7 +32,7 @@ function underAWSNotPrincipal(sim) {
     const list = [st.NotPrincipal.AWS].flat()
     // Spared under both readings: its own ARN and its account named (and a
     // session's role).
-    if (list.includes(p) && list.some(isAccount) && (roleName === undefined || list.some(isRole))) continue
+    if (!bounded && list.includes(p) && list.some(isAccount) && (roleName === undefined || list.some(isRole))) continue
     const keep = list.filter((e) => e !== p && !isAccount(e) && !isRole(e))
     if (keep.length === list.length) continue
     changed = true
