@@ -43,9 +43,10 @@ deploy-local-deployed-delay: tools
 	PASS_TWO_DELAY=deployed DEPLOY_LOCAL_UPDATE=0 tools/deploy-local
 
 TSAPP   := $(CURDIR)/cmd/erasurectl/testdata/tsapp
+TSTWIN  := $(CURDIR)/tools/bench
 SARIF_MULTITOOL := $(TOOLS)/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
 
-tools: $(TOOLS)/node_modules/.installed $(TSAPP)/node_modules/.installed
+tools: $(TOOLS)/node_modules/.installed $(TSAPP)/node_modules/.installed $(TSTWIN)/node_modules/.installed
 
 # npm no longer runs the Multitool's postinstall (chmod): do it here.
 $(TOOLS)/node_modules/.installed: $(TOOLS)/package.json $(TOOLS)/package-lock.json
@@ -56,6 +57,11 @@ $(TOOLS)/node_modules/.installed: $(TOOLS)/package.json $(TOOLS)/package-lock.js
 # The TypeScript store-team app erasurectl check's test synthesizes (aws-cdk-lib from npm).
 $(TSAPP)/node_modules/.installed: $(TSAPP)/package.json $(TSAPP)/package-lock.json
 	cd $(TSAPP) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The TypeScript twin of the Go app (bench-synth, and the test that it builds the same templates).
+$(TSTWIN)/node_modules/.installed: $(TSTWIN)/package.json $(TSTWIN)/package-lock.json
+	cd $(TSTWIN) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 vet:
@@ -163,7 +169,7 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzFastParserAgreesWithSchema -fuzztime $(FUZZTIME) ./contract
 
 clean:
-	rm -rf cdk.out $(TOOLS)/node_modules $(TSAPP)/node_modules
+	rm -rf cdk.out $(TOOLS)/node_modules $(TSAPP)/node_modules $(TSTWIN)/node_modules
 
 ## bench-access: the access matrix of a channel with BENCH_STORES stores (default 1,000), time and memory
 ## (the synth first, with the checks off; then erasurectl access over it, the whole table printed).

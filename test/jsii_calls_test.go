@@ -3,9 +3,11 @@ package test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
@@ -23,27 +25,9 @@ const jsiiCallsPerStore = 74
 // fails when the second store costs more than jsiiCallsPerStore.
 func TestJsiiCallsPerStore(t *testing.T) {
 	t.Parallel()
-	root, node, err := pinnednode.Find("..")
-	if err != nil {
-		t.Skip("the pinned Node is not installed: ", err)
-	}
-	bin := filepath.Join(t.TempDir(), "cdkapp")
-	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "stacks", "app")).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	raw, err := os.ReadFile(filepath.Join(root, "cdk.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, node, bin := benchApp(t)
 	calls := func(stores int) int {
-		var cfg struct {
-			Context map[string]any `json:"context"`
-		}
-		if err := json.Unmarshal(raw, &cfg); err != nil {
-			t.Fatal(err)
-		}
-		cfg.Context["erasure:nag"], cfg.Context["erasure:check"], cfg.Context["erasure:extraStores"] = false, false, stores
-		ctx, _ := json.Marshal(cfg.Context)
+		ctx := benchContext(t, root, stores, map[string]any{"erasure:check": false})
 		cmd := exec.Command(bin)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CDK_OUTDIR="+t.TempDir(), "CDK_CONTEXT_JSON="+string(ctx), "JSII_NODE="+node,
@@ -70,6 +54,60 @@ func TestJsiiCallsPerStore(t *testing.T) {
 	if perStore < jsiiCallsPerStore*9/10 {
 		t.Logf("a store now costs %d: lower jsiiCallsPerStore to guard the saving", perStore)
 	}
+}
+
+// benchBuild is the Go CDK app built once for the tests that synthesize it
+// outside cdk (TestJsiiCallsPerStore, TestTheTypeScriptTwinBuildsTheSameTemplates).
+var benchBuild = sync.OnceValues(func() (string, error) {
+	root, _, err := pinnednode.Find("..")
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "erasure-bench-app")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "cdkapp")
+	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "stacks", "app")).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// benchApp is the repository root, the pinned Node and the built app; it
+// skips when the pinned Node is not installed.
+func benchApp(t *testing.T) (root, node, bin string) {
+	t.Helper()
+	root, node, err := pinnednode.Find("..")
+	if err != nil {
+		t.Skip("the pinned Node is not installed: ", err)
+	}
+	if bin, err = benchBuild(); err != nil {
+		t.Fatal(err)
+	}
+	return root, node, bin
+}
+
+// benchContext is cdk.json's context with nag off and stores more stores,
+// with extra over it (tools/bench-synth's also turns the example stores off).
+func benchContext(t *testing.T, root string, stores int, extra map[string]any) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "cdk.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Context map[string]any `json:"context"`
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Context["erasure:nag"], cfg.Context["erasure:extraStores"] = false, stores
+	for k, v := range extra {
+		cfg.Context[k] = v
+	}
+	ctx, _ := json.Marshal(cfg.Context)
+	return string(ctx)
 }
 
 // tail is the last 2 KB of b.
