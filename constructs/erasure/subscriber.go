@@ -136,6 +136,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		pair.queueName = contract.QueueName(props.Name)
 	}
 	s.Queue, s.DeadLetterQueue = pair.build(this)
+	sameStack(s.Queue, this)
 	if props.Topic != nil {
 		if restrictsSqsDecryption(props.Topic) && snsPrincipalFor(props.Topic, s.Queue) == globalSNSPrincipal {
 			// CDK's own subscription scopes both statements to the topic under

@@ -26,20 +26,29 @@ var partition = sync.OnceValue(func() string { return *awscdk.Aws_PARTITION() })
 // templates name them (tokens for an environment-agnostic stack).
 type stackEnv struct{ account, region string }
 
-// envs holds each stack's stackEnv, by the stack's jsii proxy: every store
-// asks for its own and the channel's, and each ask is round trips.
+// envs holds each stack's stackEnv by the stack's jsii proxy, and by each
+// construct it was asked for: every store asks for its own and the
+// channel's, and each ask is round trips.
 var envs sync.Map
 
 // envOf is the stackEnv of scope's stack.
 func envOf(scope constructs.IConstruct) stackEnv {
-	st := awscdk.Stack_Of(scope)
-	if e, ok := envs.Load(st); ok {
+	if e, ok := envs.Load(scope); ok {
 		return e.(stackEnv)
 	}
-	e := stackEnv{account: *st.Account(), region: *st.Region()}
-	envs.Store(st, e)
-	return e
+	st := awscdk.Stack_Of(scope)
+	e, ok := envs.Load(st)
+	if !ok {
+		e = stackEnv{account: *st.Account(), region: *st.Region()}
+		envs.Store(st, e)
+	}
+	envs.Store(scope, e)
+	return e.(stackEnv)
 }
+
+// sameStack records that c is in the stack of scope (a construct scope
+// just built), so that envOf(c) asks the kernel nothing.
+func sameStack(c, scope constructs.IConstruct) { envs.Store(c, envOf(scope)) }
 
 // topicArns holds each topic's ARN by its proxy: every store of the app
 // names the channel's topic several times.
