@@ -6,7 +6,10 @@
 // the two cannot drift apart. It knows nothing of CDK.
 package channelpolicy
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Kind is a kind of channel resource.
 type Kind string
@@ -265,6 +268,42 @@ func AdministratorNeeds(k Kind, props map[string]any) (actions []string, known b
 	}
 	return actions, true
 }
+
+// AdministratorNeedsAction says whether the administrators of a kind must keep
+// action, as AdministratorNeeds lists it, without building the list (the
+// access matrix asks it of every cell off the data path).
+func AdministratorNeedsAction(k Kind, action string, props map[string]any) (needed, known bool) {
+	types := ManagedBy[k]
+	if len(types) == 0 {
+		return false, false
+	}
+	sets := handlerSets()
+	for _, typ := range types {
+		if _, ok := HandlerPermissions[typ]; !ok {
+			return false, false
+		}
+	}
+	for _, typ := range types {
+		if sets[typ][action] {
+			if g, gated := HandlerPermissions[typ].Gates[action]; !gated || g.needed(props) {
+				return true, true
+			}
+		}
+	}
+	return false, true
+}
+
+// handlerSets are HandlerPermissions as sets, built once.
+var handlerSets = sync.OnceValue(func() map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for typ, h := range HandlerPermissions {
+		out[typ] = map[string]bool{}
+		for _, a := range h.Actions {
+			out[typ][a] = true
+		}
+	}
+	return out
+})
 
 // DefaultAdministrators is whom the channel takes for the administrators of
 // its resources in one account when none are declared: the CloudFormation

@@ -55,6 +55,12 @@ func TestAdministratorNeeds(t *testing.T) {
 			if slices.Contains(needs, "kms:CreateGrant") {
 				t.Error("kms:CreateGrant is no handler permission of AWS::KMS::Key")
 			}
+			// The matrix's per-cell question answers as the list does.
+			for _, a := range append([]string{"kms:CreateGrant", "kms:Decrypt"}, HandlerPermissions["AWS::KMS::Key"].Actions...) {
+				if got, known := AdministratorNeedsAction(ResponseKey, a, tc.props); !known || got != slices.Contains(needs, a) {
+					t.Errorf("AdministratorNeedsAction(%s) = %v, %v; the list says %v", a, got, known, slices.Contains(needs, a))
+				}
+			}
 		})
 	}
 }

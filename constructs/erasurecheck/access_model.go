@@ -656,8 +656,10 @@ func (m *AccessMatrix) need(p *principal, action string, t *target, e *endpoint)
 	if !slices.Contains(dataActions(t.kind), action) {
 		// Off the data path: the administrators keep what CloudFormation's
 		// handlers need; the rest is theirs to harden (channelpolicy).
-		if needs, known := channelpolicy.AdministratorNeeds(t.kind, t.properties()); admin && known && !slices.Contains(needs, action) {
-			return Either
+		if admin {
+			if needed, known := channelpolicy.AdministratorNeedsAction(t.kind, action, t.properties()); known && !needed {
+				return Either
+			}
 		}
 		return yes(admin)
 	}
