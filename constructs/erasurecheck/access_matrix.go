@@ -38,6 +38,7 @@ type AccessMatrix struct {
 	order          []string // target names in the order found
 	handlers       map[string]*principal
 	decl           declared
+	everything     []statement // newEverything, the witnesses' identity
 	channelAccount string
 	channelRegion  string // the erasure topic's region, "" when unknown
 	topicIdents    []string

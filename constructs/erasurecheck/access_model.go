@@ -58,9 +58,14 @@ const (
 	anyAccountLabel         = "any-account"
 )
 
-// everything is the identity policy of a principal that its own account
-// lets do anything: only resource policies can keep it out.
-var everything = []statement{{Sid: "AllowEverything", Effect: "Allow", Action: "*", Resource: "*", From: "its own identity policy"}}
+// newEverything is the identity policy of a principal that its own account
+// lets do anything: only resource policies can keep it out. It is parsed (iameval.Parse), so the evaluator renders it once rather
+// than at every cell; each matrix holds its own (the render cache is not
+// shared between goroutines).
+func newEverything() []statement {
+	return iameval.Parse(map[string]any{"Statement": []any{map[string]any{"Sid": "AllowEverything", "Effect": "Allow", "Action": "*", "Resource": "*"}}},
+		nil, "its own identity policy")
+}
 
 // Classes of principal, for the counts erasurectl access prints.
 const (
@@ -114,7 +119,7 @@ func lockdownCells(k channelpolicy.Kind, action string) bool {
 
 // matrixOf is matrixFor with only the cells only admits (all, when nil).
 func (a *assembly) matrixOf(stores []Store, cfg Config, only func(channelpolicy.Kind, string) bool) *AccessMatrix {
-	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{}, endpointAccounts: map[string]bool{},
+	m := &AccessMatrix{a: a, principals: map[string]*principal{}, targets: map[string]*target{}, endpointAccounts: map[string]bool{}, everything: newEverything(),
 		handlers: map[string]*principal{}, endpointOf: map[int]*endpoint{}, plain: map[int]bool{}, direct: map[int]bool{}, decl: declared{roster: map[string]bool{}, rosterAccounts: map[string]bool{}}}
 	m.findTargets(stores, cfg)
 	m.findPrincipals(stores)
@@ -315,7 +320,7 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 		if len(m.decl.publishers) > 0 && arn == m.decl.publishers[0] {
 			name = AccountServicePrincipal
 		}
-		m.addPrincipal(&principal{name: name, class: classDeclared, Principal: iameval.Principal{Account: iameval.ARNAccount(arn), Aliases: []string{arn}, Identity: everything}})
+		m.addPrincipal(&principal{name: name, class: classDeclared, Principal: iameval.Principal{Account: iameval.ARNAccount(arn), Aliases: []string{arn}, Identity: m.everything}})
 	}
 	// Accounts, services and patterns the policies mention.
 	accounts := map[string]bool{m.channelAccount: true}
@@ -386,14 +391,14 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 			label = anyAccountLabel
 		}
 		arn := witnessARN("arn:aws:iam::"+iameval.OrStar(acct)+":role/erasure-witness", patterns, known)
-		m.addPrincipal(&principal{name: otherPrincipal + orLabel(label), class: classOther, Principal: iameval.Principal{Account: acct, Aliases: []string{arn}, Identity: everything}})
+		m.addPrincipal(&principal{name: otherPrincipal + orLabel(label), class: classOther, Principal: iameval.Principal{Account: acct, Aliases: []string{arn}, Identity: m.everything}})
 		// The account's root user, and a federated user of it: principals a
 		// lock can name (or forget) that are no role. Both may do anything
 		// their account allows, and the channel needs nothing of them.
 		m.addPrincipal(&principal{name: rootPrincipal + orLabel(label), class: classRoot, Principal: iameval.Principal{Account: acct,
-			Aliases: []string{"arn:aws:iam::" + iameval.OrStar(acct) + ":root"}, Identity: everything}})
+			Aliases: []string{"arn:aws:iam::" + iameval.OrStar(acct) + ":root"}, Identity: m.everything}})
 		m.addPrincipal(&principal{name: federatedPrincipal + orLabel(label), class: classFederated, Principal: iameval.Principal{Account: acct,
-			Aliases: []string{"arn:aws:sts::" + iameval.OrStar(acct) + ":federated-user/erasure-witness"}, Identity: everything}})
+			Aliases: []string{"arn:aws:sts::" + iameval.OrStar(acct) + ":federated-user/erasure-witness"}, Identity: m.everything}})
 		m.addPrincipal(witnessTopicSNS(otherTopicSNSName+orLabel(label), acct, region))
 		for _, svc := range cfnmodel.SortedKeys(services) {
 			if svc == "sns.amazonaws.com" {
@@ -428,7 +433,7 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 					name += "/" + inst[strings.LastIndex(inst, "/")+1:]
 				}
 			}
-			m.addPrincipal(&principal{name: name, class: class, Principal: iameval.Principal{Account: a, Aliases: []string{inst}, Identity: everything}})
+			m.addPrincipal(&principal{name: name, class: class, Principal: iameval.Principal{Account: a, Aliases: []string{inst}, Identity: m.everything}})
 		}
 	}
 	m.addPrincipal(snsFor(ErasureTopicSNS, classTopicSNS, m.topicIdents, m.channelAccount, m.channelRegion))

@@ -238,6 +238,7 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 	// principal of the account with a broad identity policy is the access
 	// matrix's, with Config.Access).
 	seen := map[string]bool{}
+	everything := newEverything()
 	ask := func(label, arn, account string) {
 		if seen[label] {
 			return
