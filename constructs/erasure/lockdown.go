@@ -96,7 +96,14 @@ func (l *locked) apply() {
 		if st = st[1:]; len(st) == 0 {
 			return
 		}
-		doc = l.document()
+		if doc = l.document(); doc == nil {
+			// No policy was created (a resource CDK keeps no policy for):
+			// each statement goes as add takes it.
+			for _, s := range st {
+				l.add(s)
+			}
+			return
+		}
 	}
 	doc.AddStatements(st...)
 }
