@@ -92,21 +92,12 @@ func benchApp(t *testing.T) (root, node, bin string) {
 // with extra over it (tools/bench-synth's also turns the example stores off).
 func benchContext(t *testing.T, root string, stores int, extra map[string]any) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(root, "cdk.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg struct {
-		Context map[string]any `json:"context"`
-	}
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Context["erasure:nag"], cfg.Context["erasure:extraStores"] = false, stores
+	c := cdkJSONContext(t, filepath.Join(root, "cdk.json"))
+	c["erasure:nag"], c["erasure:extraStores"] = false, stores
 	for k, v := range extra {
-		cfg.Context[k] = v
+		c[k] = v
 	}
-	ctx, _ := json.Marshal(cfg.Context)
+	ctx, _ := json.Marshal(c)
 	return string(ctx)
 }
 

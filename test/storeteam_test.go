@@ -20,7 +20,13 @@ import (
 // storeTeamContext is the store-team app's cdk.json context.
 func storeTeamContext(t testing.TB) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile("../internal/storeteam/cdk.json")
+	return cdkJSONContext(t, "../internal/storeteam/cdk.json")
+}
+
+// cdkJSONContext is the context of the cdk.json at path.
+func cdkJSONContext(t testing.TB, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -243,46 +243,25 @@ var ManagedBy = map[Kind][]string{
 	LedgerAnchor: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"}, LedgerAnchorObjects: {"AWS::S3::Bucket", "AWS::S3::BucketPolicy"},
 }
 
-// AdministratorNeeds are the actions off a kind's data path its
-// administrators must keep: the handler permissions of every type that
-// manages it, a gated one only where props (the kind's own resource's
-// properties, as CloudFormation resolves them; nil when unknown) ask for it.
-// A hardening Deny of any other, such as sqs:PurgeQueue, is the operator's
-// choice. known is false when a type's handlers are not declared: then every
-// action off the data path is needed.
-func AdministratorNeeds(k Kind, props map[string]any) (actions []string, known bool) {
-	types := ManagedBy[k]
-	if len(types) == 0 {
-		return nil, false
-	}
-	for _, typ := range types {
-		h, ok := HandlerPermissions[typ]
-		if !ok {
-			return nil, false
-		}
-		for _, a := range h.Actions {
-			if g, gated := h.Gates[a]; !gated || g.needed(props) {
-				actions = append(actions, a)
-			}
-		}
-	}
-	return actions, true
-}
-
-// AdministratorNeedsAction says whether the administrators of a kind must keep
-// action, as AdministratorNeeds lists it, without building the list (the
-// access matrix asks it of every cell off the data path).
-func AdministratorNeedsAction(k Kind, action string, props map[string]any) (needed, known bool) {
+// AdministratorNeeds says whether the administrators of a kind must keep
+// action, off its data path: whether a type that manages the kind lists it
+// among its handler permissions, a gated one only where props (the kind's
+// own resource's properties, as CloudFormation resolves them; nil when
+// unknown) ask for it. A hardening Deny of any other, such as
+// sqs:PurgeQueue, is the operator's choice. known is false when a type's
+// handlers are not declared: then every action off the data path is needed.
+// The access matrix asks it of every cell off the data path.
+func AdministratorNeeds(k Kind, action string, props map[string]any) (needed, known bool) {
 	types := ManagedBy[k]
 	if len(types) == 0 {
 		return false, false
 	}
-	sets := handlerSets()
 	for _, typ := range types {
 		if _, ok := HandlerPermissions[typ]; !ok {
 			return false, false
 		}
 	}
+	sets := handlerSets()
 	for _, typ := range types {
 		if sets[typ][action] {
 			if g, gated := HandlerPermissions[typ].Gates[action]; !gated || g.needed(props) {

@@ -3,9 +3,9 @@ package erasurecheck
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 )
 
@@ -89,7 +89,7 @@ func (a *assembly) setOrganisation(cfg Config) error {
 func placeLevels(by map[string][]any, units map[string][]string, accounts map[string]bool, what string) (orgLevels, error) {
 	attached := map[string][]statement{}
 	unitPolicies := false
-	for _, target := range sortedTargets(by) {
+	for _, target := range cfnmodel.SortedKeys(by) {
 		if !IsOrganisationTarget(target) {
 			return nil, &OrganisationError{Reason: fmt.Sprintf("%ss are attached to an account id, a unit id (ou-…) or a root id (r-…)", what)}
 		}
@@ -99,12 +99,7 @@ func placeLevels(by map[string][]any, units map[string][]string, accounts map[st
 		}
 	}
 	out := orgLevels{}
-	placed := make([]string, 0, len(accounts))
-	for acct := range accounts {
-		placed = append(placed, acct)
-	}
-	sort.Strings(placed) // the first unplaced account is the one named
-	for _, acct := range placed {
+	for _, acct := range cfnmodel.SortedKeys(accounts) { // the first unplaced account is the one named
 		path, placed := units[acct]
 		if unitPolicies && !placed {
 			return nil, &OrganisationError{Reason: fmt.Sprintf("%ss are given for units, but account %s has no place in the organisation: give its path (erasurectl --ou %s=ROOT/OU/…)", what, acct, acct)}
@@ -116,13 +111,4 @@ func placeLevels(by map[string][]any, units map[string][]string, accounts map[st
 		}
 	}
 	return out, nil
-}
-
-func sortedTargets(by map[string][]any) []string {
-	out := make([]string, 0, len(by))
-	for k := range by {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
