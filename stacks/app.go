@@ -71,8 +71,11 @@ func DefaultAppConfig() AppConfig {
 // ConfigFromContext reads the app's context over the defaults.
 func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 	cfg := DefaultAppConfig()
+	// All of the context in one round trip to the jsii kernel.
+	all, _ := app.Node().GetAllContext(nil).(map[string]any)
+	context := func(key string) any { return all[key] }
 	str := func(key string, dst *string) {
-		if v := app.Node().TryGetContext(jsii.String(key)); v != nil {
+		if v := context(key); v != nil {
 			*dst = fmt.Sprint(v)
 		}
 	}
@@ -81,28 +84,28 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 	str("erasure:storeAccount", &cfg.StoreAccount)
 	str("erasure:responseKeyArn", &cfg.ResponseKeyArn)
 	str("erasure:accountServiceRole", &cfg.AccountService)
-	if v := app.Node().TryGetContext(jsii.String("erasure:extraStores")); v != nil {
+	if v := context("erasure:extraStores"); v != nil {
 		n, err := strconv.Atoi(fmt.Sprint(v))
 		if err != nil || n < 0 {
 			return cfg, fmt.Errorf("stacks: context erasure:extraStores must be a whole number")
 		}
 		cfg.ExtraStores = n
 	}
-	if v := app.Node().TryGetContext(jsii.String("erasure:extraAccounts")); v != nil {
+	if v := context("erasure:extraAccounts"); v != nil {
 		n, err := strconv.Atoi(fmt.Sprint(v))
 		if err != nil || n < 0 {
 			return cfg, fmt.Errorf("stacks: context erasure:extraAccounts must be a whole number")
 		}
 		cfg.ExtraAccounts = n
 	}
-	if v := app.Node().TryGetContext(jsii.String("erasure:handlerTimeoutSeconds")); v != nil {
+	if v := context("erasure:handlerTimeoutSeconds"); v != nil {
 		n, err := strconv.Atoi(fmt.Sprint(v))
 		if err != nil || n <= 0 {
 			return cfg, fmt.Errorf("stacks: context erasure:handlerTimeoutSeconds must be a whole number of seconds above 0")
 		}
 		cfg.HandlerTimeout = n
 	}
-	if v := app.Node().TryGetContext(jsii.String("erasure:ledgerRoleIds")); v != nil {
+	if v := context("erasure:ledgerRoleIds"); v != nil {
 		cfg.LedgerRoleIDs = map[string]string{}
 		for _, p := range strings.Split(fmt.Sprint(v), ",") {
 			name, id, ok := strings.Cut(strings.TrimSpace(p), "=")
@@ -113,7 +116,7 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 		}
 	}
 	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, "erasure:nag": &cfg.Nag, "erasure:check": &cfg.Check, "erasure:ledger": &cfg.Ledger, "erasure:realisticNames": &cfg.RealisticNames} {
-		if v := app.Node().TryGetContext(jsii.String(key)); v != nil {
+		if v := context(key); v != nil {
 			b, err := strconv.ParseBool(fmt.Sprint(v))
 			if err != nil {
 				return cfg, fmt.Errorf("stacks: context %s must be true or false", key)

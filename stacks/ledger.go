@@ -2,7 +2,6 @@ package stacks
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -38,11 +37,8 @@ func NewLedgerStack(scope constructs.Construct, id string, cfg AppConfig, app *A
 		if s.Imported { // another account: its role id comes from erasure:ledgerRoleIds
 			continue
 		}
-		if s.Subscriber.Function == nil || s.Subscriber.Function.Role() == nil {
-			continue
-		}
-		if cfn, ok := s.Subscriber.Function.Role().Node().DefaultChild().(awsiam.CfnRole); ok && cfn != nil {
-			ids[s.Subscriber.Name] = cfn.AttrRoleId()
+		if s.Subscriber.HandlerRoleID != nil {
+			ids[s.Subscriber.Name] = s.Subscriber.HandlerRoleID
 		}
 	}
 	for _, s := range app.Stores {

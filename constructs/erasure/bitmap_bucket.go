@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
@@ -288,12 +287,10 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 	if role := s.Function.Role(); role != nil {
 		// The library writes keys of its own choosing under its prefix: the
 		// object actions can only be granted on <bucket>/<prefix>*.
-		cdknag.NagSuppressions_AddResourceSuppressions(role, &[]*cdknag.NagPackSuppression{{Id: jsii.String("AwsSolutions-IAM5"),
-			Reason: jsii.String("The bitmap library names its objects (registry rows, generations) under its prefix at run time; the object actions are limited to <bucket>/" + b.Prefix + "*, version reads and deletes to its generation keys <bucket>/" + b.Prefix + "*/segments/*, the bucket itself gets only s3:ListBucket and s3:ListBucketVersions."),
-			AppliesTo: &[]interface{}{
-				"Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix + "*",
-				"Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix + "*/segments/*",
-			}}}, jsii.Bool(true))
+		arn := "Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix
+		handOver(suppressionApplying("AwsSolutions-IAM5",
+			"The bitmap library names its objects (registry rows, generations) under its prefix at run time; the object actions are limited to <bucket>/"+b.Prefix+"*, version reads and deletes to its generation keys <bucket>/"+b.Prefix+"*/segments/*, the bucket itself gets only s3:ListBucket and s3:ListBucketVersions.",
+			[]string{arn + "*", arn + "*/segments/*"}, role))
 	}
 	s.Function.AddEnvironment(jsii.String(contract.EnvBitmapBucket), b.Bucket.BucketName(), nil)
 	s.Function.AddEnvironment(jsii.String(contract.EnvBitmapPrefix), jsii.String(b.Prefix), nil)

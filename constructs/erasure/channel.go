@@ -169,34 +169,47 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		ch.admitAccounts("StoreAccounts", principals)
 	}
 
-	ch.ResponseDeadLetterAlarm = deadLetterAlarm(this, "ResponseDeadLetterAlarm", ch.ResponseDeadLetterQueue,
+	// The channel's alarms and their suppressions, in one call (handover.go).
+	var b batch
+	responseDLQAt := b.deadLetterAlarm(this, "ResponseDeadLetterAlarm", ch.ResponseDeadLetterQueue,
 		"Store answers reached the response dead-letter queue: the account service failed to process them.")
-	ch.OldestResponseAlarm = oldestMessageAlarm(this, "OldestResponseAlarm", ch.ResponseQueue, c.ExpiryPeriodSeconds,
+	oldestAt := b.oldestMessageAlarm(this, "OldestResponseAlarm", ch.ResponseQueue, c.ExpiryPeriodSeconds,
 		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds))
-	ch.RefusedAnswersAlarm = alarm(this, "RefusedAnswersAlarm",
+	refusedAnswersAlarmAt := b.metricAlarm(this, "RefusedAnswersAlarm",
 		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
 		ch.MetricAnswersRefused(nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	ch.ConflictingAnswersAlarm = alarm(this, "ConflictingAnswersAlarm",
+	conflictingAnswersAlarmAt := b.metricAlarm(this, "ConflictingAnswersAlarm",
 		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
 		ch.MetricAnswersConflicting(nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	ch.LedgerRefusedAnswersAlarm = alarm(this, "LedgerRefusedAnswersAlarm",
+	ledgerRefusedAnswersAlarmAt := b.metricAlarm(this, "LedgerRefusedAnswersAlarm",
 		"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
 		ch.MetricLedgerRefusals(), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	ch.ExhaustedRebroadcastsAlarm = alarm(this, "ExhaustedRebroadcastsAlarm",
+	exhaustedRebroadcastsAlarmAt := b.metricAlarm(this, "ExhaustedRebroadcastsAlarm",
 		fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
 		readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	ch.OverdueRequestsAlarm = alarm(this, "OverdueRequestsAlarm",
+	overdueRequestsAlarmAt := b.metricAlarm(this, "OverdueRequestsAlarm",
 		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
 		readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	ch.ReceiptLogRefusedAlarm = alarm(this, "ReceiptLogRefusedAlarm",
+	receiptLogRefusedAlarmAt := b.metricAlarm(this, "ReceiptLogRefusedAlarm",
 		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
 		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	ch.ReceiptLogRolledBackAlarm = alarm(this, "ReceiptLogRolledBackAlarm",
+	receiptLogRolledBackAlarmAt := b.metricAlarm(this, "ReceiptLogRolledBackAlarm",
 		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
 		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	suppressAlarmActions(ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm,
-		ch.LedgerRefusedAnswersAlarm, ch.ExhaustedRebroadcastsAlarm, ch.OverdueRequestsAlarm, ch.ReceiptLogRefusedAlarm, ch.ReceiptLogRolledBackAlarm)
-	suppress(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, ch.ResponseDeadLetterQueue)
+	alarms := []*awscloudwatch.Alarm{&ch.ResponseDeadLetterAlarm, &ch.OldestResponseAlarm, &ch.RefusedAnswersAlarm, &ch.ConflictingAnswersAlarm,
+		&ch.LedgerRefusedAnswersAlarm, &ch.ExhaustedRebroadcastsAlarm, &ch.OverdueRequestsAlarm, &ch.ReceiptLogRefusedAlarm, &ch.ReceiptLogRolledBackAlarm}
+	at := []int{responseDLQAt, oldestAt, refusedAnswersAlarmAt, conflictingAnswersAlarmAt, ledgerRefusedAnswersAlarmAt,
+		exhaustedRebroadcastsAlarmAt, overdueRequestsAlarmAt, receiptLogRefusedAlarmAt, receiptLogRolledBackAlarmAt}
+	made := make([]any, len(at))
+	for i, a := range at {
+		made[i] = b.result(a)
+	}
+	b.add(alarmActionsSuppression(made...))
+	b.add(suppression(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, ch.ResponseDeadLetterQueue))
+	results := b.run()
+	for i, a := range at {
+		*alarms[i] = results[a].(awscloudwatch.Alarm)
+	}
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
 	}
@@ -290,7 +303,7 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	topicKey := lockedKey(ch.TopicKey)
 	topicKey.administeredBy(channelpolicy.TopicKey, admins, channelpolicy.KeyUse)
 	if len(props.Publishers) > 0 {
-		ch.Topic.Node().DefaultChild().(awscdk.CfnResource).AddMetadata(jsii.String(channelpolicy.PublishersMetadataKey), anyList(props.Publishers))
+		topic.mark(channelpolicy.PublishersMetadataKey, anyList(props.Publishers))
 		topic.onlyFrom("OnlyPublishersPublish", []string{"sns:Publish"}, props.Publishers, nil)
 		// SNS uses the key for the publisher (its ARN is the caller's). A
 		// service principal needs an Allow of the key policy, which has none,
@@ -304,8 +317,7 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	if len(props.Stores) > 0 {
 		ch.lockSubscriptions(topic, props.Stores, admins, channelAccount, region)
 	}
-	topic.apply()
-	topicKey.apply()
+	applyAll(topic, topicKey)
 	// Declared principals of another account (or of any, where the stack's
 	// account is not known at synth) need the resource policies' Allow too.
 	if others := otherAccounts(props.Publishers, channelAccount); len(others) > 0 {
@@ -331,7 +343,7 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	key := lockedKey(ch.ResponseKey)
 	key.administeredBy(channelpolicy.ResponseKey, admins, channelpolicy.KeyUse)
 	if len(readers) > 0 {
-		ch.ResponseQueue.Node().DefaultChild().(awscdk.CfnResource).AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), anyList(readers))
+		responses.mark(channelpolicy.ReadersMetadataKey, anyList(readers))
 		responses.onlyFrom("OnlyReadersConsume", channelpolicy.QueueConsume, readers, nil)
 		responses.onlyFrom("OnlyReadersAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append(append([]string{}, readers...), admins...), nil)
 		if len(props.Stores) > 0 {
@@ -341,9 +353,7 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 			}
 		}
 	}
-	responses.apply()
-	dlq.apply()
-	key.apply()
+	applyAll(responses, dlq, key)
 }
 
 // lockSubscriptions admits a subscription only for a store queue

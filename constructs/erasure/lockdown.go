@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
@@ -18,126 +17,91 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
-// A locked resource: its resource policy (through add, or its document once
-// it has one), the ARNs a statement names it by, and the construct its
-// metadata goes on. Every channel resource is locked the same way:
+// A locked resource: the resource, the ARNs a statement names it by, and
+// what apply hands the kernel for it (handover.go): its metadata entries and
+// its statements, in order. Every channel resource is locked the same way:
 // administrators alone may take an action off the data path, and each
-// data-path action only the principals of its path (channelpolicy). The
-// statements wait in pending until apply hands them to the policy in one
-// call: each AddToResourcePolicy is four round trips to the jsii kernel
-// (the call and the result's two fields), AddStatements one for them all.
+// data-path action only the principals of its path (channelpolicy).
 type locked struct {
-	add       func(awsiam.PolicyStatement)
-	document  func() awsiam.PolicyDocument // nil until the resource has a policy
+	resource  constructs.IConstruct
+	key       bool // a KMS key: its statements go to its key policy
 	resources []string
-	node      constructs.IConstruct
-	pending   []awsiam.PolicyStatement
-	tree      constructs.Node // node's Node(), once asked
-}
-
-// nodeOf is the construct tree node of the locked resource, read once.
-func (l *locked) nodeOf() constructs.Node {
-	if l.tree == nil {
-		l.tree = l.node.Node()
-	}
-	return l.tree
-}
-
-// childPolicy is the document of the policy construct CDK creates as the
-// resource's "Policy" child (a queue's, a topic's), nil before it does.
-func childPolicy[P interface{ Document() awsiam.PolicyDocument }](n constructs.Node) awsiam.PolicyDocument {
-	if p, ok := n.TryFindChild(jsii.String("Policy")).(P); ok {
-		return p.Document()
-	}
-	return nil
+	metadata  []any // [key, value] pairs
+	pending   []any // statements, as IAM JSON
 }
 
 func lockedQueue(q awssqs.Queue) *locked {
-	l := &locked{add: func(s awsiam.PolicyStatement) { q.AddToResourcePolicy(s) }, resources: []string{*q.QueueArn()}, node: q}
-	l.document = func() awsiam.PolicyDocument { return childPolicy[awssqs.QueuePolicy](l.nodeOf()) }
-	return l
+	return &locked{resource: q, resources: []string{queueArnOf(q)}}
 }
 
 func lockedTopic(t awssns.Topic) *locked {
-	l := &locked{add: func(s awsiam.PolicyStatement) { t.AddToResourcePolicy(s) }, resources: []string{*t.TopicArn()}, node: t}
-	l.document = func() awsiam.PolicyDocument { return childPolicy[awssns.TopicPolicy](l.nodeOf()) }
-	return l
+	return &locked{resource: t, resources: []string{*t.TopicArn()}}
 }
 
 func lockedKey(k awskms.Key) *locked {
 	// In a key policy, "*" is this key.
-	return &locked{add: func(s awsiam.PolicyStatement) { k.AddToResourcePolicy(s, nil) }, resources: []string{"*"}, node: k,
-		document: k.Policy}
+	return &locked{resource: k, key: true, resources: []string{"*"}}
 }
 
 func lockedBucket(b awss3.Bucket) *locked {
-	return &locked{add: func(s awsiam.PolicyStatement) { b.AddToResourcePolicy(s) },
-		resources: []string{*b.BucketArn(), *b.ArnForObjects(jsii.String("*"))}, node: b,
-		document: func() awsiam.PolicyDocument {
-			if p := b.Policy(); p != nil {
-				return p.Document()
-			}
-			return nil
-		}}
+	return &locked{resource: b, resources: []string{*b.BucketArn(), *b.ArnForObjects(jsii.String("*"))}}
 }
 
-// apply adds the pending statements to the resource's policy, in order: the
-// first through add when there is no policy yet (CDK creates it), the rest
-// in one AddStatements.
-func (l *locked) apply() {
-	st := l.pending
-	l.pending = nil
-	if len(st) == 0 {
-		return
+// op is what apply hands the kernel: the metadata, then each pending
+// statement through the resource's AddToResourcePolicy (CDK creates a
+// queue's, topic's or bucket's policy on the first). It empties pending.
+func (l *locked) op() map[string]any {
+	op := map[string]any{"op": "lock", "resource": l.resource, "key": l.key, "metadata": l.metadata, "statements": l.pending}
+	if l.metadata == nil {
+		op["metadata"] = []any{}
 	}
-	doc := l.document()
-	if doc == nil {
-		l.add(st[0])
-		if st = st[1:]; len(st) == 0 {
-			return
-		}
-		if doc = l.document(); doc == nil {
-			// No policy was created (a resource CDK keeps no policy for):
-			// each statement goes as add takes it.
-			for _, s := range st {
-				l.add(s)
-			}
-			return
-		}
+	if l.pending == nil {
+		op["statements"] = []any{}
 	}
-	doc.AddStatements(st...)
+	l.metadata, l.pending = nil, nil
+	return op
 }
+
+// apply hands the pending metadata and statements to the kernel, in one call.
+func (l *locked) apply() { handOver(l.op()) }
+
+// applyAll applies each of ls, in order, in one call.
+func applyAll(ls ...*locked) {
+	ops := make([]map[string]any, len(ls))
+	for i, l := range ls {
+		ops[i] = l.op()
+	}
+	handOver(ops...)
+}
+
+// mark adds a metadata entry to the resource's CfnResource (on apply,
+// after those before it).
+func (l *locked) mark(key string, value any) { l.metadata = append(l.metadata, []any{key, value}) }
 
 // anyPrincipal is "*": one jsii object for every statement of the process
-// (each NewAnyPrincipal is a round trip to the kernel; it renders the same).
+// that the Go code still builds itself (each NewAnyPrincipal is a round trip).
 var anyPrincipal = sync.OnceValue(func() awsiam.IPrincipal { return awsiam.NewAnyPrincipal() })
 
 // deny adds a Deny for every principal, of actions (or, with notActions, of
 // every action but those), when every condition holds (on apply).
 func (l *locked) deny(sid string, actions, notActions []string, conditions map[string]any) {
-	p := &awsiam.PolicyStatementProps{
-		Sid:        jsii.String(sid),
-		Effect:     awsiam.Effect_DENY,
-		Principals: &[]awsiam.IPrincipal{anyPrincipal()},
-		Resources:  jsii.Strings(l.resources...),
-	}
+	st := map[string]any{"Sid": sid, "Effect": "Deny", "Principal": "*", "Resource": anyList(l.resources)}
 	if notActions != nil {
-		p.NotActions = jsii.Strings(notActions...)
+		st["NotAction"] = anyList(notActions)
 	} else {
-		p.Actions = jsii.Strings(actions...)
+		st["Action"] = anyList(actions)
 	}
 	if len(conditions) > 0 {
-		p.Conditions = &conditions
+		st["Condition"] = conditions
 	}
-	l.pending = append(l.pending, awsiam.NewPolicyStatement(p))
+	l.pending = append(l.pending, st)
 }
 
 // administeredBy marks the resource as of kind and lets only admins take
 // an action outside data (the resource's data-path actions).
 func (l *locked) administeredBy(kind channelpolicy.Kind, admins []string, data []string) {
-	res := l.nodeOf().DefaultChild().(awscdk.CfnResource)
-	res.AddMetadata(jsii.String(channelpolicy.KindMetadataKey), string(kind))
-	res.AddMetadata(jsii.String(channelpolicy.AdministratorsMetadataKey), anyList(admins))
+	l.mark(channelpolicy.KindMetadataKey, string(kind))
+	l.mark(channelpolicy.AdministratorsMetadataKey, anyList(admins))
 	l.deny("OnlyAdministratorsAdminister", nil, data, notLike(admins))
 }
 

@@ -1,12 +1,5 @@
 package erasure
 
-import (
-	"github.com/aws/constructs-go/constructs/v10"
-	"github.com/aws/jsii-runtime-go"
-	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
-	"sort"
-)
-
 // The cdk-nag findings the constructs suppress, each with the reason it does
 // not apply to the erasure channel. Every other rule of the AwsSolutions,
 // Serverless and NIST 800-53 rev 5 packs is met at its cause.
@@ -33,27 +26,6 @@ var (
 	reasonLedgerOnDemand    = "The table is on-demand (PAY_PER_REQUEST): it scales without autoscaling policies."
 	reasonReplication       = "A replica is a copy subject erasure cannot reach (eraseSubject does not reach replicas); replication is kept off by design."
 )
-
-// suppress adds cdk-nag suppressions with their reasons to each of scopes
-// and their children, in one jsii call.
-func suppress(reasons map[string]string, scopes ...constructs.IConstruct) {
-	// In a stable order: a template must not change between two synths of
-	// one app (CloudFormation would see a change set in every deploy).
-	ids := make([]string, 0, len(reasons))
-	for id := range reasons {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	var list []*cdknag.NagPackSuppression
-	for _, id := range ids {
-		list = append(list, &cdknag.NagPackSuppression{Id: jsii.String(id), Reason: jsii.String(reasons[id])})
-	}
-	var target interface{} = scopes[0]
-	if len(scopes) > 1 {
-		target = scopes
-	}
-	cdknag.NagSuppressions_AddResourceSuppressions(target, &list, jsii.Bool(true))
-}
 
 // functionReasons are the cdk-nag findings every function the constructs
 // build answers the same way, with dlq the reason it needs no DLQ of its own.

@@ -15,32 +15,48 @@ import (
 // after maxReceiveCount receives. Every queue on the channel is one of these.
 type queuePair struct {
 	idPrefix          string // the logical-id prefix: "" → Queue, DeadLetterQueue
-	key               awskms.IKey
+	key               any    // the key: its proxy, or a batch's result
 	retentionSeconds  int
 	maxReceiveCount   int
 	visibilitySeconds int    // 0: SQS's default
 	queueName         string // a physical name for the queue, or "" for a generated one
 }
 
-func (p queuePair) build(scope constructs.Construct) (queue, dlq awssqs.Queue) {
-	dlq = awssqs.NewQueue(scope, jsii.String(p.idPrefix+"DeadLetterQueue"), &awssqs.QueueProps{
-		Encryption:          awssqs.QueueEncryption_KMS,
-		EncryptionMasterKey: p.key,
-		EnforceSSL:          jsii.Bool(true),
-		RetentionPeriod:     seconds(p.retentionSeconds),
+// add creates the dead-letter queue, then the queue, in b: their indexes.
+func (p queuePair) add(b *batch, scope constructs.Construct) (queue, dlq int) {
+	dlq = b.construct(scope, "aws-sqs", "Queue", p.idPrefix+"DeadLetterQueue", map[string]any{
+		"encryption":          awssqs.QueueEncryption_KMS,
+		"encryptionMasterKey": p.key,
+		"enforceSSL":          true,
+		"retentionPeriod":     seconds(p.retentionSeconds),
 	})
-	props := &awssqs.QueueProps{
-		Encryption:          awssqs.QueueEncryption_KMS,
-		EncryptionMasterKey: p.key,
-		EnforceSSL:          jsii.Bool(true),
-		RetentionPeriod:     seconds(p.retentionSeconds),
-		QueueName:           optional(p.queueName),
-		DeadLetterQueue:     &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(float64(p.maxReceiveCount))},
+	props := map[string]any{
+		"encryption":          awssqs.QueueEncryption_KMS,
+		"encryptionMasterKey": p.key,
+		"enforceSSL":          true,
+		"retentionPeriod":     seconds(p.retentionSeconds),
+		"deadLetterQueue":     map[string]any{"queue": b.result(dlq), "maxReceiveCount": p.maxReceiveCount},
+	}
+	if p.queueName != "" {
+		props["queueName"] = p.queueName
 	}
 	if p.visibilitySeconds > 0 {
-		props.VisibilityTimeout = seconds(p.visibilitySeconds)
+		props["visibilityTimeout"] = seconds(p.visibilitySeconds)
 	}
-	return awssqs.NewQueue(scope, jsii.String(p.idPrefix+"Queue"), props), dlq
+	return b.construct(scope, "aws-sqs", "Queue", p.idPrefix+"Queue", props), dlq
+}
+
+// build creates the pair in one call.
+func (p queuePair) build(scope constructs.Construct) (queue, dlq awssqs.Queue) {
+	var b batch
+	q, d := p.add(&b, scope)
+	made := b.run()
+	return made[q].(awssqs.Queue), made[d].(awssqs.Queue)
+}
+
+// key creates a customer-managed key with rotation on in b: its index.
+func (b *batch) key(scope constructs.Construct, id, description string) int {
+	return b.construct(scope, "aws-kms", "Key", id, map[string]any{"description": description, "enableKeyRotation": true})
 }
 
 // newKey is a customer-managed key with rotation on.
@@ -51,36 +67,29 @@ func newKey(scope constructs.Construct, id, description string) awskms.Key {
 	})
 }
 
-// deadLetterAlarm fires when dlq holds any message.
-func deadLetterAlarm(scope constructs.Construct, id string, dlq awssqs.IQueue, description string) awscloudwatch.Alarm {
-	return alarm(scope, id, description, dlq.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-		Period: minutes(1), Statistic: jsii.String("Maximum"),
-	}), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+// alarmActionsSuppression suppresses cdk-nag's finding that alarms have no
+// action: where an alarm pages is the operator's choice.
+func alarmActionsSuppression(alarms ...any) map[string]any {
+	return suppression(map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": reasonAlarmAction}, alarms...)
 }
 
-// oldestMessageAlarm fires when q's oldest message is older than bound seconds.
-func oldestMessageAlarm(scope constructs.Construct, id string, q awssqs.IQueue, boundSeconds int, description string) awscloudwatch.Alarm {
-	return alarm(scope, id, description, q.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
-		Period: minutes(1), Statistic: jsii.String("Maximum"),
-	}), float64(boundSeconds), awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD)
+// deadLetterAlarm is an alarm that fires when dlq holds any message: its
+// index.
+func (b *batch) deadLetterAlarm(scope constructs.Construct, id string, dlq awssqs.IQueue, description string) int {
+	return b.alarm(scope, id, description, dlq, "ApproximateNumberOfMessagesVisible", 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 }
 
-// alarm is one of the channel's alarms.
-func alarm(scope constructs.Construct, id, description string, m awscloudwatch.IMetric, threshold float64, op awscloudwatch.ComparisonOperator) awscloudwatch.Alarm {
-	a := awscloudwatch.NewAlarm(scope, jsii.String(id), &awscloudwatch.AlarmProps{
-		AlarmDescription:   jsii.String(description),
-		Metric:             m,
-		Threshold:          jsii.Number(threshold),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: op,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
-	return a
+// metricAlarm is one of the channel's alarms on metric m: one period, data
+// missing not breaching. Its index.
+func (b *batch) metricAlarm(scope constructs.Construct, id, description string, m awscloudwatch.IMetric, threshold float64, compare awscloudwatch.ComparisonOperator) int {
+	return b.add(map[string]any{"op": "alarm", "scope": scope, "id": id, "description": description, "metricObject": m,
+		"threshold": threshold, "comparison": compare})
 }
 
-// suppressAlarmActions: where an alarm pages is the operator's choice.
-func suppressAlarmActions(alarms ...constructs.IConstruct) {
-	suppress(map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": reasonAlarmAction}, alarms...)
+// oldestMessageAlarm is an alarm that fires when q's oldest message is older
+// than boundSeconds: its index.
+func (b *batch) oldestMessageAlarm(scope constructs.Construct, id string, q awssqs.IQueue, boundSeconds int, description string) int {
+	return b.alarm(scope, id, description, q, "ApproximateAgeOfOldestMessage", float64(boundSeconds), awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD)
 }
 
 // constantsOr is override when given, else the embedded channel constants.

@@ -6,6 +6,8 @@ package erasure
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,10 +17,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -97,6 +97,10 @@ type ErasureSubscriber struct {
 	DeadLetterQueue awssqs.Queue
 	// Function is the store's handler (nil if it could not be built).
 	Function awslambda.Function
+	// HandlerRoleID is the unique id (RoleId) of the handler's role, which
+	// proves the store's answers and its pass-two markers; nil when there is
+	// no handler or its role is imported.
+	HandlerRoleID *string
 	// LogGroup is the handler's log group when the construct built the handler.
 	LogGroup awslogs.LogGroup
 	// DeadLetterAlarm fires when the dead-letter queue holds any message.
@@ -126,22 +130,63 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	}
 	sec := seconds
 
-	s.Key = newKey(this, "Key", "Erasure queue and dead-letter queue of subscriber "+props.Name)
+	// The store is built in two calls to the jsii kernel (handover.go): the
+	// first creates its key, queues and (when the construct makes them) the
+	// handler's log group and role, and reads what the second needs; the
+	// second creates the function and wires everything, in order.
+	var first batch
+	envAt := first.add(map[string]any{"op": "stackEnv", "scope": this})
+	keyAt := first.key(this, "Key", "Erasure queue and dead-letter queue of subscriber "+props.Name)
 	pair := queuePair{
-		key: s.Key, retentionSeconds: build.RetentionSeconds, maxReceiveCount: build.MaxReceiveCount,
+		key: first.result(keyAt), retentionSeconds: build.RetentionSeconds, maxReceiveCount: build.MaxReceiveCount,
 		visibilitySeconds: build.VisibilityTimeoutSeconds,
 	}
 	if contract.IsSubscriberName(props.Name) {
 		// The name the channel's topic admits a subscription for.
 		pair.queueName = contract.QueueName(props.Name)
 	}
-	s.Queue, s.DeadLetterQueue = pair.build(this)
+	queueAt, dlqAt := pair.add(&first, this)
+	queueAttrs := first.read(first.result(queueAt), "queueUrl", "queueArn")
+	dlqAttrs := first.read(first.result(dlqAt), "queueArn")
+	var fp awslambda.FunctionProps
+	logsAt, roleAt, roleAttrs := -1, -1, -1
+	if props.HandlerProps != nil && props.Handler == nil {
+		fp = *props.HandlerProps
+		if fp.Role == nil && fp.LogGroup == nil {
+			// Least privilege instead of AWSLambdaBasicExecutionRole: the
+			// handler may write to its own log group and nothing else.
+			logsAt = first.construct(this, "aws-logs", "LogGroup", "HandlerLogs", map[string]any{"retention": awslogs.RetentionDays_ONE_MONTH})
+			rp := map[string]any{"assumedBy": lambdaPrincipal(), "description": "Erasure handler of subscriber " + props.Name}
+			if contract.IsSubscriberName(props.Name) {
+				// The name the channel's roster admits (contract.HandlerName).
+				rp["roleName"] = contract.HandlerName(props.Name)
+				// The path the channel's shared policies admit once for
+				// every store (contract.HandlerRolePath).
+				rp["path"] = contract.HandlerRolePath
+			}
+			roleAt = first.construct(this, "aws-iam", "Role", "HandlerRole", rp)
+			roleAttrs = first.read(first.result(roleAt), "roleArn", "roleId")
+		}
+	}
+	made := first.run()
+	e := made[envAt].(map[string]any)
+	seedEnv(this, stackEnv{account: e["account"].(string), region: e["region"].(string)})
+	s.Key = made[keyAt].(awskms.Key)
+	s.Queue, s.DeadLetterQueue = made[queueAt].(awssqs.Queue), made[dlqAt].(awssqs.Queue)
 	sameStack(s.Queue, this)
+	sameStack(s.DeadLetterQueue, this)
+	queueArns.Store(s.Queue, made[queueAttrs].(map[string]any)["queueArn"].(string))
+	queueArns.Store(s.DeadLetterQueue, made[dlqAttrs].(map[string]any)["queueArn"].(string))
+	queueURLOf := made[queueAttrs].(map[string]any)["queueUrl"].(string)
+
+	// What the store's wiring hands the kernel as data, in order, in one
+	// call.
+	var b batch
 	if props.Topic != nil {
 		if restrictsSqsDecryption(props.Topic) && snsPrincipalFor(props.Topic, s.Queue) == globalSNSPrincipal {
 			// CDK's own subscription scopes both statements to the topic under
 			// this flag, in far fewer jsii round trips than a Go callback.
-			props.Topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(s.Queue, &awssnssubscriptions.SqsSubscriptionProps{RawMessageDelivery: jsii.Bool(true)}))
+			b.subscribe(props.Topic, s.Queue)
 		} else {
 			props.Topic.AddSubscription(&scopedSqsSubscription{queue: s.Queue, key: s.Key})
 		}
@@ -149,7 +194,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 
 	env := map[string]*string{
 		contract.EnvSubscriber:          jsii.String(props.Name),
-		contract.EnvQueueURL:            s.Queue.QueueUrl(),
+		contract.EnvQueueURL:            jsii.String(queueURLOf),
 		contract.EnvPassTwoDelaySeconds: jsii.String(strconv.Itoa(build.PassTwoDelaySeconds)),
 		contract.EnvBatchTimeoutSeconds: jsii.String(strconv.Itoa(build.BatchTimeoutSeconds)),
 	}
@@ -157,14 +202,17 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		env[contract.EnvResponseQueueURL] = queueURL(props.ResponseQueue)
 	}
 	var ownRole awsiam.Role // the handler's role when the construct made it
+	var ownRoleArn, ownRoleID string
+	var fn any       // the handler: its proxy, or the batch's result
+	functionAt := -1 // where the batch creates the handler
 	switch {
 	case props.Handler != nil && props.HandlerProps == nil:
 		s.Function = props.Handler
-		for k, v := range env {
-			s.Function.AddEnvironment(jsii.String(k), v, nil)
+		fn = s.Function
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			b.environment(s.Function, k, env[k])
 		}
 	case props.HandlerProps != nil && props.Handler == nil:
-		fp := *props.HandlerProps
 		merged := map[string]*string{}
 		if fp.Environment != nil {
 			for k, v := range *fp.Environment {
@@ -184,89 +232,98 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		if fp.MemorySize == nil {
 			fp.MemorySize = jsii.Number(defaultHandlerMemoryMB)
 		}
-		if fp.Role == nil && fp.LogGroup == nil {
-			// Least privilege instead of AWSLambdaBasicExecutionRole: the
-			// handler may write to its own log group and nothing else.
-			s.LogGroup = awslogs.NewLogGroup(this, jsii.String("HandlerLogs"), &awslogs.LogGroupProps{
-				Retention: awslogs.RetentionDays_ONE_MONTH,
-			})
-			rp := &awsiam.RoleProps{
-				AssumedBy:   lambdaPrincipal(),
-				Description: jsii.String("Erasure handler of subscriber " + props.Name),
-			}
-			if contract.IsSubscriberName(props.Name) {
-				// The name the channel's roster admits (contract.HandlerName).
-				rp.RoleName = jsii.String(contract.HandlerName(props.Name))
-				// The path the channel's shared policies admit once for
-				// every store (contract.HandlerRolePath).
-				rp.Path = jsii.String(contract.HandlerRolePath)
-			}
-			role := awsiam.NewRole(this, jsii.String("HandlerRole"), rp)
-			s.LogGroup.GrantWrite(role) // logs:CreateLogStream and logs:PutLogEvents on this group
-
-			fp.Role, fp.LogGroup = role, s.LogGroup
-			ownRole = role
+		if roleAt >= 0 {
+			ownRole = made[roleAt].(awsiam.Role)
+			s.LogGroup = made[logsAt].(awslogs.LogGroup)
+			attrs := made[roleAttrs].(map[string]any)
+			ownRoleArn, ownRoleID = attrs["roleArn"].(string), attrs["roleId"].(string)
+			// logs:CreateLogStream and logs:PutLogEvents on this group
+			b.add(map[string]any{"op": "grantWrite", "resource": s.LogGroup, "grantee": ownRole})
+			fp.Role, fp.LogGroup = ownRole, s.LogGroup
 		}
-		s.Function = awslambda.NewFunction(this, jsii.String("Handler"), &fp)
+		functionAt = b.construct(this, "aws-lambda", "Function", "Handler", &fp)
+		fn = b.result(functionAt)
 	}
-	if s.Function != nil {
-		var window awscdk.Duration
+	var role awsiam.IRole // the handler's role, nil for none
+	roleArn := ownRoleArn
+	switch {
+	case ownRole != nil:
+		role = ownRole
+	case functionAt >= 0 && fp.Role != nil:
+		role = fp.Role
+	case functionAt >= 0:
+		// CDK makes the function a role of its own: create it now to ask.
+		done := b.run()
+		s.Function = done[functionAt].(awslambda.Function)
+		fn, functionAt = s.Function, -1
+		role = s.Function.Role()
+	case s.Function != nil:
+		role = s.Function.Role()
+	}
+	if role != nil && roleArn == "" {
+		roleArn = *role.RoleArn()
+	}
+	if fn != nil {
+		var window any
 		if build.MaxBatchingWindowSeconds > 0 {
 			window = sec(build.MaxBatchingWindowSeconds)
 		}
-		s.Function.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queue, &awslambdaeventsources.SqsEventSourceProps{
-			BatchSize:               jsii.Number(float64(build.BatchSize)),
-			MaxBatchingWindow:       window,
-			ReportBatchItemFailures: jsii.Bool(true),
-		}))
+		b.eventSource(fn, s.Queue, build.BatchSize, window)
 		if props.ResponseQueue != nil {
-			grantSend(props.ResponseQueue, queueKey(props.ResponseQueue), s.Function)
+			grantSend(&b, props.ResponseQueue, queueKey(props.ResponseQueue), fn)
 		}
-		grantSend(s.Queue, s.Key, s.Function) // pass two re-sends to the store's own queue
-		role := s.Function.Role()
+		grantSend(&b, s.Queue, s.Key, fn) // pass two re-sends to the store's own queue
 		if role == nil {
-			lockQueueForAdministrators(s, props)
+			b.add(lockQueueForAdministrators(s, props).op())
 		} else {
-			s.lockDown(role, props)
-			if roleID := roleIDOf(ownRole, role); roleID != nil {
+			s.lockDown(&b, roleArn, props)
+			roleID := jsii.String(ownRoleID)
+			if ownRole == nil {
+				roleID = roleIDOf(role)
+			}
+			if roleID != nil {
+				s.HandlerRoleID = roleID
 				// Pass two is proven by identity: the handler accepts its
 				// marker only from "<this role id>:<its function name>".
-				s.Function.AddEnvironment(jsii.String(contract.EnvHandlerRoleID), roleID, nil)
+				b.environment(fn, contract.EnvHandlerRoleID, roleID)
 				// The account service authenticates the store's answers by
 				// this role id: cdk deploy --outputs-file hands it to
 				// erasurectl watch --role-ids-from.
-				out := awscdk.NewCfnOutput(this, jsii.String("HandlerRoleId"), &awscdk.CfnOutputProps{
-					Value:       awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String(props.Name + "="), roleID}),
-					Description: jsii.String("Erasure store " + props.Name + ": <store>=<its handler role's unique id>, for the account service's roster"),
-				})
-				out.OverrideLogicalId(jsii.String(contract.RoleIDOutputPrefix + contract.NameDigest(props.Name)))
+				b.output(this, "HandlerRoleId", "Erasure store "+props.Name+": <store>=<its handler role's unique id>, for the account service's roster",
+					contract.RoleIDOutputPrefix+contract.NameDigest(props.Name), props.Name+"=", *roleID)
 			} else {
 				problems.Add(path+".handler.role", timing.Missing, "the handler's role is imported, so its unique id (RoleId) is unknown and the handler cannot prove a pass-two marker its own: give the handler a role built in this app")
 			}
 		}
 	}
-	if s.Function == nil {
-		lockQueueForAdministrators(s, props)
+	if fn == nil {
+		b.add(lockQueueForAdministrators(s, props).op())
 	}
 
-	s.DeadLetterAlarm = deadLetterAlarm(this, "DeadLetterAlarm", s.DeadLetterQueue,
+	deadLetters := b.deadLetterAlarm(this, "DeadLetterAlarm", s.DeadLetterQueue,
 		"Erasure requests for subscriber "+props.Name+" reached the dead-letter queue: they were not handled and need an operator.")
-	s.OldestMessageAlarm = oldestMessageAlarm(this, "OldestMessageAlarm", s.Queue, build.WorstCaseSeconds(),
+	oldest := b.oldestMessageAlarm(this, "OldestMessageAlarm", s.Queue, build.WorstCaseSeconds(),
 		fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", props.Name, build.WorstCaseSeconds()))
 
 	// Each suppression on the resources it concerns only: cdk-nag writes its
 	// reasons into every resource it is applied to, and a subscriber-wide
 	// suppression quintupled each store's template.
-	suppressAlarmActions(s.DeadLetterAlarm, s.OldestMessageAlarm)
-	if s.Function != nil {
-		handler := []constructs.IConstruct{s.Function} // a function's own default role is its child
+	b.add(alarmActionsSuppression(b.result(deadLetters), b.result(oldest)))
+	if fn != nil {
+		handler := []any{fn} // a function's own default role is its child
 		if ownRole != nil {
 			handler = append(handler, ownRole, s.LogGroup)
 		}
-		suppress(functionReasons(reasonLambdaDLQ), handler...)
+		b.add(suppression(functionReasons(reasonLambdaDLQ), handler...))
 	}
 	// The subscription is the queue's child; the queue itself has a redrive policy.
-	suppress(map[string]string{"Serverless-SNSRedrivePolicy": reasonSNSRedrive, "Serverless-SQSRedrivePolicy": reasonDLQRedrive}, s.Queue, s.DeadLetterQueue)
+	b.add(suppression(map[string]string{"Serverless-SNSRedrivePolicy": reasonSNSRedrive, "Serverless-SQSRedrivePolicy": reasonDLQRedrive}, s.Queue, s.DeadLetterQueue))
+	results := b.run()
+	if functionAt >= 0 {
+		s.Function = results[functionAt].(awslambda.Function)
+	}
+	s.DeadLetterAlarm = results[deadLetters].(awscloudwatch.Alarm)
+	s.OldestMessageAlarm = results[oldest].(awscloudwatch.Alarm)
 	if len(problems) > 0 {
 		this.Node().AddValidation(&validation{problems: problems})
 	}
@@ -346,9 +403,8 @@ func snsPrincipalFor(topic awssns.ITopic, queue awssqs.IQueue) string {
 // and the handler (pass two) send; only the handler consumes, reads the
 // queue's attributes and uses the key besides SNS; nobody sends to the
 // dead-letter queue, and only administrators read it.
-func (s *ErasureSubscriber) lockDown(role awsiam.IRole, props *ErasureSubscriberProps) {
+func (s *ErasureSubscriber) lockDown(b *batch, roleArn string, props *ErasureSubscriberProps) {
 	admins := administratorsOr(s.Construct, props.Administrators)
-	roleArn := *role.RoleArn()
 	var topics []string
 	if props.Topic != nil {
 		topics = []string{*topicArnOf(props.Topic)}
@@ -368,26 +424,23 @@ func (s *ErasureSubscriber) lockDown(role awsiam.IRole, props *ErasureSubscriber
 	k := lockedKey(s.Key)
 	k.administeredBy(channelpolicy.QueueKey, admins, channelpolicy.KeyUse)
 	k.onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, []string{roleArn}, topics)
-	q.apply()
-	dlq.apply()
-	k.apply()
+	b.add(q.op())
+	b.add(dlq.op())
+	b.add(k.op())
 }
 
 // lockQueueForAdministrators locks a store's queue that has no handler
 // role of its own to lock it to: only administrators act off its data path.
-func lockQueueForAdministrators(s *ErasureSubscriber, props *ErasureSubscriberProps) {
+func lockQueueForAdministrators(s *ErasureSubscriber, props *ErasureSubscriberProps) *locked {
 	q := lockedQueue(s.Queue)
 	q.administeredBy(channelpolicy.Queue, administratorsOr(s.Construct, props.Administrators), channelpolicy.QueueData)
-	q.apply()
+	return q
 }
 
-// roleIDOf is the unique id (RoleId) of the handler's role: own's when
-// the subscriber built it (one round trip), else the attribute of role's
-// CfnRole when it is one of this app, nil for an imported role.
-func roleIDOf(own awsiam.Role, role awsiam.IRole) *string {
-	if own != nil {
-		return own.RoleId()
-	}
+// roleIDOf is the unique id (RoleId) of a handler's role the subscriber
+// did not build: the attribute of its CfnRole when it is one of this app,
+// nil for an imported role.
+func roleIDOf(role awsiam.IRole) *string {
 	if cfn, ok := role.Node().DefaultChild().(awsiam.CfnRole); ok && cfn != nil {
 		return cfn.AttrRoleId()
 	}
@@ -406,10 +459,10 @@ func onlyHandlerConsumes(q *locked, roleArn string) {
 // grantSend lets grantee send to q and nothing more: sqs:SendMessage, and on
 // an encrypted queue the two key actions SendMessage needs (CDK's
 // GrantSendMessages adds kms:Encrypt, kms:ReEncrypt* and kms:GenerateDataKey*).
-func grantSend(q awssqs.IQueue, k awskms.IKey, grantee awsiam.IGrantable) {
-	q.Grant(grantee, jsii.String("sqs:SendMessage"))
+func grantSend(b *batch, q awssqs.IQueue, k awskms.IKey, grantee any) {
+	b.grant(q, grantee, "sqs:SendMessage")
 	if k != nil {
-		k.Grant(grantee, jsii.String("kms:GenerateDataKey"), jsii.String("kms:Decrypt"))
+		b.grant(k, grantee, "kms:GenerateDataKey", "kms:Decrypt")
 	}
 }
 
@@ -439,10 +492,11 @@ func (s *ErasureSubscriber) MetricNotApplicable(opts *awscloudwatch.MetricOption
 // threshold times in one 5-minute period: the hook for a team that expects
 // its store to hold data of every kind it is asked about.
 func (s *ErasureSubscriber) AddNotApplicableAlarm(id string, threshold float64) awscloudwatch.Alarm {
-	a := alarm(s.Construct, id, "Subscriber "+s.Name+" answered NOT_APPLICABLE: check the claim that it holds nothing of that kind.",
+	var b batch
+	at := b.metricAlarm(s.Construct, id, "Subscriber "+s.Name+" answered NOT_APPLICABLE: check the claim that it holds nothing of that kind.",
 		s.MetricNotApplicable(nil), threshold, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	suppressAlarmActions(a)
-	return a
+	b.add(alarmActionsSuppression(b.result(at)))
+	return b.run()[at].(awscloudwatch.Alarm)
 }
 
 // resolveSubscriber turns props into timing settings and lists every problem.

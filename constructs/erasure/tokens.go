@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 )
 
@@ -44,6 +45,20 @@ func envOf(scope constructs.IConstruct) stackEnv {
 	}
 	envs.Store(scope, e)
 	return e.(stackEnv)
+}
+
+// seedEnv records the stackEnv of scope's stack, read in a batch.
+func seedEnv(scope constructs.IConstruct, e stackEnv) { envs.Store(scope, e) }
+
+// queueArns holds each queue's ARN by its proxy, where a batch read it.
+var queueArns sync.Map
+
+// queueArnOf is q's QueueArn, from queueArns or the kernel.
+func queueArnOf(q awssqs.IQueue) string {
+	if a, ok := queueArns.Load(q); ok {
+		return a.(string)
+	}
+	return *q.QueueArn()
 }
 
 // sameStack records that c is in the stack of scope (a construct scope

@@ -1,0 +1,202 @@
+'use strict';
+// The kernel side of constructs/erasure/handover.go. The Go constructs decide
+// every statement, metadata entry and cdk-nag suppression as data; apply
+// carries out a list of them in one jsii call, in order, through the same
+// aws-cdk-lib calls the Go code would have made one round trip at a time.
+// Nothing here decides anything: an operation it does not know is an error.
+
+// Each aws-cdk-lib module is resolved once, on first use (the kernel has
+// loaded aws-cdk-lib by then): a require through its package exports costs
+// milliseconds every time.
+const libs = new Map();
+function lib(name) {
+  let m = libs.get(name);
+  if (m === undefined) {
+    m = require(name === '' ? 'aws-cdk-lib' : `aws-cdk-lib/${name}`);
+    libs.set(name, m);
+  }
+  return m;
+}
+const cdk = () => lib('');
+const iam = () => lib('aws-iam');
+
+// A statement as handover.go writes it: Sid, Effect, Principal ("*" only),
+// Resource, Action or NotAction, Condition.
+function statement(s) {
+  const known = new Set(['Sid', 'Effect', 'Principal', 'Resource', 'Action', 'NotAction', 'Condition']);
+  for (const k of Object.keys(s)) {
+    if (!known.has(k)) throw new Error(`handover: a statement field it does not know: ${k}`);
+  }
+  if (s.Principal !== '*') throw new Error('handover: a statement\'s principal must be "*"');
+  const { Effect } = iam();
+  if (s.Effect !== 'Deny' && s.Effect !== 'Allow') throw new Error('handover: a statement\'s effect must be Allow or Deny');
+  return new (iam().PolicyStatement)({
+    sid: s.Sid,
+    effect: s.Effect === 'Deny' ? Effect.DENY : Effect.ALLOW,
+    principals: [anyPrincipal()],
+    resources: s.Resource,
+    actions: s.Action,
+    notActions: s.NotAction,
+    conditions: s.Condition,
+  });
+}
+
+let any;
+function anyPrincipal() { return any ?? (any = new (iam().AnyPrincipal)()); }
+
+// lock: metadata on the resource's CfnResource, then each statement through
+// the resource's addToResourcePolicy (a queue, topic or bucket creates its
+// policy on the first; a key adds to its key policy).
+function lock(op) {
+  const r = op.resource;
+  if (op.metadata.length > 0) {
+    const res = r.node.defaultChild;
+    if (!(res instanceof cdk().CfnResource)) throw new Error(`handover: ${r.node.path} has no CloudFormation resource to carry metadata`);
+    for (const [k, v] of op.metadata) res.addMetadata(k, v);
+  }
+  for (const s of op.statements) {
+    const added = op.key ? r.addToResourcePolicy(statement(s), false) : r.addToResourcePolicy(statement(s));
+    if (!added.statementAdded) throw new Error(`handover: ${r.node.path} took no statement into its policy`);
+  }
+}
+
+// suppress: cdk-nag suppressions as cdk-nag's NagSuppressions.addResourceSuppressions
+// writes them (its NagSuppressionHelper.addRulesToMetadata and toCfnFormat),
+// without loading cdk-nag, which a synth without its checks never needs.
+function suppress(op) {
+  const { CfnResource } = cdk();
+  const rules = op.rules.map((r) => {
+    if (typeof r.reason !== 'string' || r.reason.length < 10) throw new Error(`handover: the suppression of ${r.id} needs a reason of 10 characters or more`);
+    const rule = { id: r.id };
+    if (r.appliesTo) rule.applies_to = r.appliesTo;
+    if ([...r.reason].some((c) => c.codePointAt(0) > 255)) {
+      rule.is_reason_encoded = true;
+      return JSON.stringify({ reason: Buffer.from(r.reason).toString('base64'), ...rule });
+    }
+    return JSON.stringify({ reason: r.reason, ...rule });
+  });
+  for (const c of op.scopes) {
+    for (const child of op.children ? c.node.findAll() : [c]) {
+      const res = child.node.defaultChild ? child.node.defaultChild : child;
+      if (!(res instanceof CfnResource)) continue;
+      const existing = (res.getMetadata('cdk_nag') ?? {}).rules_to_suppress ?? [];
+      const merged = Array.from(new Set([...existing.map((r) => JSON.stringify(r)), ...rules]));
+      res.addMetadata('cdk_nag', { rules_to_suppress: merged.map((r) => JSON.parse(r)) });
+    }
+  }
+}
+
+// new: new (aws-cdk-lib/<module>).<class>(scope, id, props).
+function construct(op) {
+  const cls = lib(op.module)[op.class];
+  if (typeof cls !== 'function') throw new Error(`handover: aws-cdk-lib/${op.module} has no class ${op.class}`);
+  return new cls(op.scope, op.id, op.props);
+}
+
+// read: the named properties of a construct, by name.
+function read(op) {
+  const out = {};
+  for (const name of op.names) {
+    const v = op.of[name];
+    if (typeof v !== 'string') throw new Error(`handover: ${name} is not a string property`);
+    out[name] = v;
+  }
+  return out;
+}
+
+// stackEnv: the account and region of the scope's stack.
+function stackEnv(op) {
+  const st = cdk().Stack.of(op.scope);
+  return { account: st.account, region: st.region };
+}
+
+// grant: resource.grant(grantee, ...actions).
+function grant(op) { op.resource.grant(op.grantee, ...op.actions); }
+
+// grantWrite: resource.grantWrite(grantee).
+function grantWrite(op) { op.resource.grantWrite(op.grantee); }
+
+// environment: fn.addEnvironment(name, value).
+function environment(op) { op.function.addEnvironment(op.name, op.value); }
+
+// output: a CfnOutput of Fn.join('', parts), its logical id overridden.
+function output(op) {
+  const { CfnOutput, Fn } = cdk();
+  const out = new CfnOutput(op.scope, op.id, { value: Fn.join('', op.join), description: op.description });
+  out.overrideLogicalId(op.logicalId);
+}
+
+// alarm: an Alarm on a metric (metricObject, or the queue's metric<name> at
+// period with statistic), one evaluation period, missing data not breaching.
+function alarm(op) {
+  const cw = lib('aws-cloudwatch');
+  let metric = op.metricObject;
+  if (metric === undefined) {
+    const of = op.queue[`metric${op.metric}`];
+    if (typeof of !== 'function') throw new Error(`handover: a queue has no metric ${op.metric}`);
+    metric = of.call(op.queue, { period: op.period, statistic: op.statistic });
+  }
+  return new cw.Alarm(op.scope, op.id, {
+    alarmDescription: op.description,
+    metric,
+    threshold: op.threshold,
+    evaluationPeriods: 1,
+    comparisonOperator: op.comparison,
+    treatMissingData: cw.TreatMissingData.NOT_BREACHING,
+  });
+}
+
+// subscribe: topic.addSubscription(new SqsSubscription(queue)), raw delivery.
+function subscribe(op) {
+  const { SqsSubscription } = lib('aws-sns-subscriptions');
+  op.topic.addSubscription(new SqsSubscription(op.queue, { rawMessageDelivery: true }));
+}
+
+// eventSource: fn.addEventSource(new SqsEventSource(queue)), reporting
+// partial batch failures.
+function eventSource(op) {
+  const { SqsEventSource } = lib('aws-lambda-event-sources');
+  op.function.addEventSource(new SqsEventSource(op.queue, {
+    batchSize: op.batchSize,
+    maxBatchingWindow: op.window,
+    reportBatchItemFailures: true,
+  }));
+}
+
+const operations = { new: construct, read, stackEnv, lock, suppress, grant, grantWrite, environment, output, alarm, subscribe, eventSource };
+
+// resolve replaces each {"$op": i} in v by what operation i returned and
+// each {"$ref": i} by refs[i] (through arrays and plain objects, never into
+// a construct).
+function resolve(v, results, refs) {
+  if (Array.isArray(v)) return v.map((e) => resolve(e, results, refs));
+  if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return v;
+  if ('$op' in v) {
+    if (!(v.$op in results)) throw new Error(`handover: operation ${v.$op} has not run`);
+    return results[v.$op];
+  }
+  if ('$ref' in v) {
+    if (!(v.$ref in refs)) throw new Error(`handover: no value ${v.$ref} was handed over`);
+    return refs[v.$ref];
+  }
+  const out = {};
+  for (const [k, e] of Object.entries(v)) out[k] = resolve(e, results, refs);
+  return out;
+}
+
+class Handover {
+  // apply carries out the operations of text (JSON; their jsii values in
+  // refs) in order and returns what each returned.
+  static apply(text, refs) {
+    const results = [];
+    for (const raw of JSON.parse(text)) {
+      const op = resolve(raw, results, refs);
+      const f = operations[op.op];
+      if (!f) throw new Error(`handover: an operation it does not know: ${op.op}`);
+      results.push(f(op) ?? null);
+    }
+    return results;
+  }
+}
+
+exports.Handover = Handover;
