@@ -165,6 +165,11 @@ func (b *batch) grant(resource, grantee any, actions ...string) {
 	b.add(map[string]any{"op": "grant", "resource": resource, "grantee": grantee, "actions": anyList(actions)})
 }
 
+// grantWrite is resource.GrantWrite(grantee).
+func (b *batch) grantWrite(resource, grantee any) {
+	b.add(map[string]any{"op": "grantWrite", "resource": resource, "grantee": grantee})
+}
+
 // environment is fn.AddEnvironment(name, value).
 func (b *batch) environment(fn any, name string, value *string) {
 	b.add(map[string]any{"op": "environment", "function": fn, "name": name, "value": *value})

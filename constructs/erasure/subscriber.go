@@ -238,7 +238,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 			attrs := made[roleAttrs].(map[string]any)
 			ownRoleArn, ownRoleID = attrs["roleArn"].(string), attrs["roleId"].(string)
 			// logs:CreateLogStream and logs:PutLogEvents on this group
-			b.add(map[string]any{"op": "grantWrite", "resource": s.LogGroup, "grantee": ownRole})
+			b.grantWrite(s.LogGroup, ownRole)
 			fp.Role, fp.LogGroup = ownRole, s.LogGroup
 		}
 		functionAt = b.construct(this, "aws-lambda", "Function", "Handler", &fp)
