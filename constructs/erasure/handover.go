@@ -154,6 +154,12 @@ func (b *batch) construct(scope any, module, class, id string, props any) int {
 	return b.add(map[string]any{"op": "new", "module": module, "class": class, "scope": scope, "id": id, "props": props})
 }
 
+// scope is a plain construct id under scope (what constructs.NewConstruct
+// makes), for a Go construct to stand on.
+func (b *batch) scope(scope any, id string) int {
+	return b.add(map[string]any{"op": "scope", "scope": scope, "id": id})
+}
+
 // read reads the named properties of of (strings, as tokens): its index;
 // the result is a map of them by name.
 func (b *batch) read(of any, names ...string) int {

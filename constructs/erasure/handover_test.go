@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -161,10 +162,18 @@ func TestHandoverReturnsWhatItMade(t *testing.T) {
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
 	stack := awscdk.NewStack(app, jsii.String("S"), &awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String("111111111111"), Region: jsii.String("eu-west-1")}})
 	var b batch
-	envAt := b.add(map[string]any{"op": "stackEnv", "scope": stack})
-	q, d := queuePair{key: nil, retentionSeconds: 60, maxReceiveCount: 3}.add(&b, stack)
+	scopeAt := b.scope(stack, "Store")
+	envAt := b.add(map[string]any{"op": "stackEnv", "scope": b.result(scopeAt)})
+	q, d := queuePair{key: nil, retentionSeconds: 60, maxReceiveCount: 3}.add(&b, b.result(scopeAt))
 	arnAt := b.read(b.result(q), "queueArn")
 	made := b.run()
+	scope, ok := made[scopeAt].(constructs.Construct)
+	if !ok {
+		t.Fatalf("the scope came back as %T", made[scopeAt])
+	}
+	if got := *scope.Node().Path(); got != "S/Store" {
+		t.Errorf("the scope's path is %q, want S/Store", got)
+	}
 	if e := made[envAt].(map[string]any); e["account"] != "111111111111" || e["region"] != "eu-west-1" {
 		t.Errorf("stackEnv: %v", e)
 	}
@@ -177,6 +186,9 @@ func TestHandoverReturnsWhatItMade(t *testing.T) {
 	}
 	if got := made[arnAt].(map[string]any)["queueArn"].(string); !isToken(&got) || got != *queue.QueueArn() {
 		t.Errorf("read queueArn %q, the queue's own %q", got, *queue.QueueArn())
+	}
+	if got := *queue.Node().Path(); got != "S/Store/Queue" {
+		t.Errorf("the queue's path is %q, want S/Store/Queue: made under the scope", got)
 	}
 	if dlq := queue.DeadLetterQueue(); dlq == nil || *dlq.MaxReceiveCount != 3 {
 		t.Errorf("the queue's dead-letter queue is %v", dlq)

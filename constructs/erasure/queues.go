@@ -23,7 +23,7 @@ type queuePair struct {
 }
 
 // add creates the dead-letter queue, then the queue, in b: their indexes.
-func (p queuePair) add(b *batch, scope constructs.Construct) (queue, dlq int) {
+func (p queuePair) add(b *batch, scope any) (queue, dlq int) {
 	dlq = b.construct(scope, "aws-sqs", "Queue", p.idPrefix+"DeadLetterQueue", map[string]any{
 		"encryption":          awssqs.QueueEncryption_KMS,
 		"encryptionMasterKey": p.key,
@@ -55,7 +55,7 @@ func (p queuePair) build(scope constructs.Construct) (queue, dlq awssqs.Queue) {
 }
 
 // key creates a customer-managed key with rotation on in b: its index.
-func (b *batch) key(scope constructs.Construct, id, description string) int {
+func (b *batch) key(scope any, id, description string) int {
 	return b.construct(scope, "aws-kms", "Key", id, map[string]any{"description": description, "enableKeyRotation": true})
 }
 

@@ -113,14 +113,13 @@ type ErasureSubscriber struct {
 // NewErasureSubscriber adds a store to the channel. Props that break a cap do
 // not fail here: every problem is collected and synth fails with all of them.
 func NewErasureSubscriber(scope constructs.Construct, id *string, props *ErasureSubscriberProps) *ErasureSubscriber {
-	this := constructs.NewConstruct(scope, id)
 	if props == nil {
 		props = &ErasureSubscriberProps{}
 	}
 	c := constantsOr(props.Constants)
 	path := "ErasureSubscriber[" + props.Name + "]"
 	settings, problems := resolveSubscriber(props, c, path)
-	s := &ErasureSubscriber{Construct: this, Name: props.Name, Settings: settings}
+	s := &ErasureSubscriber{Name: props.Name, Settings: settings}
 
 	// Build with the checked settings when they hold, else with the safe
 	// defaults, so that CDK's own range checks never pre-empt the full list.
@@ -131,12 +130,15 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	sec := seconds
 
 	// The store is built in two calls to the jsii kernel (handover.go): the
-	// first creates its key, queues and (when the construct makes them) the
-	// handler's log group and role, and reads what the second needs; the
-	// second creates the function and wires everything, in order.
+	// first creates the construct itself, its key, queues and (when the
+	// construct makes them) the handler's log group and role, and reads what
+	// the second needs; the second creates the function and wires
+	// everything, in order.
 	var first batch
-	envAt := first.add(map[string]any{"op": "stackEnv", "scope": this})
-	keyAt := first.key(this, "Key", "Erasure queue and dead-letter queue of subscriber "+props.Name)
+	thisAt := first.scope(scope, *id)
+	self := first.result(thisAt) // the construct, until the batch has made it
+	envAt := first.add(map[string]any{"op": "stackEnv", "scope": self})
+	keyAt := first.key(self, "Key", "Erasure queue and dead-letter queue of subscriber "+props.Name)
 	pair := queuePair{
 		key: first.result(keyAt), retentionSeconds: build.RetentionSeconds, maxReceiveCount: build.MaxReceiveCount,
 		visibilitySeconds: build.VisibilityTimeoutSeconds,
@@ -145,7 +147,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		// The name the channel's topic admits a subscription for.
 		pair.queueName = contract.QueueName(props.Name)
 	}
-	queueAt, dlqAt := pair.add(&first, this)
+	queueAt, dlqAt := pair.add(&first, self)
 	queueAttrs := first.read(first.result(queueAt), "queueUrl", "queueArn")
 	dlqAttrs := first.read(first.result(dlqAt), "queueArn")
 	var fp awslambda.FunctionProps
@@ -155,7 +157,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		if fp.Role == nil && fp.LogGroup == nil {
 			// Least privilege instead of AWSLambdaBasicExecutionRole: the
 			// handler may write to its own log group and nothing else.
-			logsAt = first.construct(this, "aws-logs", "LogGroup", "HandlerLogs", map[string]any{"retention": awslogs.RetentionDays_ONE_MONTH})
+			logsAt = first.construct(self, "aws-logs", "LogGroup", "HandlerLogs", map[string]any{"retention": awslogs.RetentionDays_ONE_MONTH})
 			rp := map[string]any{"assumedBy": lambdaPrincipal(), "description": "Erasure handler of subscriber " + props.Name}
 			if contract.IsSubscriberName(props.Name) {
 				// The name the channel's roster admits (contract.HandlerName).
@@ -164,11 +166,13 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 				// every store (contract.HandlerRolePath).
 				rp["path"] = contract.HandlerRolePath
 			}
-			roleAt = first.construct(this, "aws-iam", "Role", "HandlerRole", rp)
+			roleAt = first.construct(self, "aws-iam", "Role", "HandlerRole", rp)
 			roleAttrs = first.read(first.result(roleAt), "roleArn", "roleId")
 		}
 	}
 	made := first.run()
+	s.Construct = made[thisAt].(constructs.Construct)
+	this := s.Construct
 	e := made[envAt].(map[string]any)
 	seedEnv(this, stackEnv{account: e["account"].(string), region: e["region"].(string)})
 	s.Key = made[keyAt].(awskms.Key)

@@ -93,6 +93,13 @@ function construct(op) {
   return new cls(op.scope, op.id, op.props);
 }
 
+// scope: new Construct(scope, id), the plain construct a Go construct
+// stands on (constructs.NewConstruct).
+function scope(op) {
+  const { Construct } = require('constructs');
+  return new Construct(op.scope, op.id);
+}
+
 // read: the named properties of a construct, by name.
 function read(op) {
   const out = {};
@@ -163,7 +170,7 @@ function eventSource(op) {
   }));
 }
 
-const operations = { new: construct, read, stackEnv, lock, suppress, grant, grantWrite, environment, output, alarm, subscribe, eventSource };
+const operations = { new: construct, scope, read, stackEnv, lock, suppress, grant, grantWrite, environment, output, alarm, subscribe, eventSource };
 
 // resolve replaces each {"$op": i} in v by what operation i returned and
 // each {"$ref": i} by refs[i] (through arrays and plain objects, never into
