@@ -30,6 +30,22 @@ type assembly struct {
 	readers   *readerIndex           // the app's possible queue readers, once (readerIndexOf)
 	// scps and rcps are Config.SCPs and RCPs placed: by account, its levels.
 	scps, rcps orgLevels
+	// sizes are the resource policies' sizes (policySize), once per
+	// resource: the quota rule and the quota uses both ask for each.
+	sizes map[policyAt]policySized
+}
+
+// policyAt is a resource of a template.
+type policyAt struct {
+	t  *template
+	id string
+}
+
+// policySized is what policySize found for a resource.
+type policySized struct {
+	size  int
+	stmts []iameval.Statement
+	ok    bool
 }
 
 // principal is who makes a request, as the matrix names and classes it.

@@ -113,7 +113,7 @@ func capLimits(q Request, stmts []Statement, what string, resourceSide bool) (Ve
 	allow, unknown := false, ""
 	for i := range stmts {
 		s := &stmts[i]
-		m, _ := applies(*s, q, "", resourceSide)
+		m, _ := applies(s, &q, "", resourceSide)
 		switch {
 		case m == unknownMatch && unknown == "":
 			unknown = s.describe(i)
@@ -267,7 +267,7 @@ func Evaluate(q Request) Verdict {
 	consider := func(stmts []Statement, resourcePolicy bool) *Verdict {
 		for i := range stmts {
 			s := &stmts[i]
-			m, direct := applies(*s, q, service, resourcePolicy)
+			m, direct := applies(s, &q, service, resourcePolicy)
 			var slot *stmtRef
 			switch {
 			case m == unknownMatch && s.Effect == "Deny":
@@ -422,7 +422,7 @@ func (s *Statement) explicitDeny(i int) string {
 }
 
 // describe names a statement for a reason: where it is, never a value.
-func (s Statement) describe(i int) string {
+func (s *Statement) describe(i int) string {
 	name := s.Sid
 	if name == "" {
 		name = fmt.Sprintf("statement %d", i+1)
@@ -437,7 +437,7 @@ func (s Statement) describe(i int) string {
 // principal (in a resource policy) and every condition. direct says a
 // resource-policy statement names the principal itself (or everyone), not
 // only its account.
-func applies(s Statement, q Request, service string, resourcePolicy bool) (m match, direct bool) {
+func applies(s *Statement, q *Request, service string, resourcePolicy bool) (m match, direct bool) {
 	if s.Action != nil && s.NotAction != nil || s.Resource != nil && s.NotResource != nil || s.Principal != nil && s.NotPrincipal != nil {
 		return unknownMatch, false // not a valid statement: IAM refuses the policy
 	}
@@ -468,7 +468,7 @@ func applies(s Statement, q Request, service string, resourcePolicy bool) (m mat
 // principalMatches says whether a resource-policy statement names p: by "*"
 // or {"AWS": "*"} (every principal, services included), its service, its ARN
 // or reference (direct), or its account.
-func principalMatches(s Statement, p *Principal, service string) (ok, direct bool) {
+func principalMatches(s *Statement, p *Principal, service string) (ok, direct bool) {
 	if s.Principal == "*" {
 		return true, true
 	}
@@ -500,13 +500,13 @@ func principalMatches(s Statement, p *Principal, service string) (ok, direct boo
 // with a permissions boundary, however it is listed (the same page: such a
 // Deny "will always deny any IAM principal that has a permissions boundary
 // policy attached").
-func notPrincipalSpares(s Statement, p *Principal, service string) bool {
+func notPrincipalSpares(s *Statement, p *Principal, service string) bool {
 	if s.NotPrincipal == "*" {
 		return true
 	}
 	list := Statement{Scope: s.Scope, Principal: s.NotPrincipal}
 	if p.Service != "" {
-		ok, _ := principalMatches(list, p, service)
+		ok, _ := principalMatches(&list, p, service)
 		return ok
 	}
 	if p.Boundary != nil {
@@ -556,7 +556,7 @@ func contains(list []string, s string) bool {
 // request context. Negated operators hold for an absent key, IfExists
 // operators too; an operator the evaluator does not know, or a value it
 // cannot render, is unknownMatch unless another key already fails.
-func conditionsHold(s Statement, ctx map[string][]string) match {
+func conditionsHold(s *Statement, ctx map[string][]string) match {
 	// A condition block is a conjunction: one key that fails decides it,
 	// whatever the others; otherwise one the evaluator cannot judge leaves it
 	// unknown.

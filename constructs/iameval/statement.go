@@ -93,7 +93,7 @@ func Parse(doc any, scope Scope, from string) []Statement {
 }
 
 // Render renders v in the statement's scope.
-func (s Statement) Render(v any) string {
+func (s *Statement) Render(v any) string {
 	if s.Scope == nil {
 		return Literal{}.Pattern(v)
 	}
@@ -102,7 +102,7 @@ func (s Statement) Render(v any) string {
 
 // values renders the statement's resources, AWS principals and conditions,
 // once for a statement read by Parse.
-func (s Statement) values() *rendered {
+func (s *Statement) values() *rendered {
 	if s.cache != nil && s.cache.done {
 		return s.cache
 	}
@@ -153,9 +153,9 @@ func (s Statement) values() *rendered {
 // HasAction says whether the statement's actions include action (IAM
 // wildcards; actions are case-insensitive). A NotAction statement covers
 // every action it does not list.
-func (s Statement) HasAction(action string) bool { return s.hasLowerAction(strings.ToLower(action)) }
+func (s *Statement) HasAction(action string) bool { return s.hasLowerAction(strings.ToLower(action)) }
 
-func (s Statement) hasLowerAction(action string) bool {
+func (s *Statement) hasLowerAction(action string) bool {
 	if s.NotAction != nil {
 		for _, a := range s.lowerActions() {
 			if GlobMatch(a, action) {
@@ -172,7 +172,7 @@ func (s Statement) hasLowerAction(action string) bool {
 	return false
 }
 
-func (s Statement) lowerActions() []string {
+func (s *Statement) lowerActions() []string {
 	if s.actions != nil {
 		return *s.actions
 	}
@@ -190,7 +190,7 @@ func (s Statement) lowerActions() []string {
 // Covers says whether the statement's resources reach one of targets. A
 // resource that cannot be rendered reaches nothing; NotResource reaches
 // everything it does not list.
-func (s Statement) Covers(targets []string) bool {
+func (s *Statement) Covers(targets []string) bool {
 	resources := s.values().resources
 	if s.NotResource != nil {
 		for _, r := range resources {
@@ -210,7 +210,7 @@ func (s Statement) Covers(targets []string) bool {
 
 // PrincipalValues are the statement's rendered AWS principals (Principal
 // and NotPrincipal), "*" for everyone, and the service principals it names.
-func (s Statement) PrincipalValues() (aws, services []string) {
+func (s *Statement) PrincipalValues() (aws, services []string) {
 	for _, pv := range []any{s.Principal, s.NotPrincipal} {
 		if pv == "*" {
 			aws = append(aws, "*")
@@ -227,7 +227,7 @@ func (s Statement) PrincipalValues() (aws, services []string) {
 
 // ConditionValues are the rendered values the statement's conditions give
 // the context key (case-insensitive), over every operator.
-func (s Statement) ConditionValues(key string) []string {
+func (s *Statement) ConditionValues(key string) []string {
 	var out []string
 	for _, block := range s.Condition {
 		bm, _ := block.(map[string]any)
