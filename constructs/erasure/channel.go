@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
@@ -140,24 +139,21 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		TopicName:  optional(props.TopicName),
 	})
 	// Marks the topic for the app-wide check (erasurecheck), which finds every
-	// subscription to it in the synthesized templates.
-	ch.Topic.Node().DefaultChild().(awscdk.CfnResource).AddMetadata(jsii.String(erasurecheck.TopicMetadataKey), true)
+	// subscription to it in the synthesized templates (applied with the
+	// roster's admission, in one call).
+	topicMark := lockedTopic(ch.Topic)
+	topicMark.mark(erasurecheck.TopicMetadataKey, true)
 	ch.ResponseKey = newKey(this, "ResponseKey", "Erasure response queue and its dead-letter queue")
 	ch.ResponseQueue, ch.ResponseDeadLetterQueue = queuePair{
 		idPrefix: "Response", key: ch.ResponseKey, retentionSeconds: c.QueueRetentionSeconds,
 		maxReceiveCount: c.MaxReceiveCount, queueName: props.ResponseQueueName,
 	}.build(this)
 
+	early := []*locked{topicMark}
 	if len(props.Stores) > 0 && len(problems) == 0 {
-		ch.admitRoster(props.Stores)
-		names := make([]interface{}, 0, len(props.Stores))
-		for _, st := range props.Stores {
-			names = append(names, st.Name)
-		}
-		res := ch.ResponseQueue.Node().DefaultChild().(awscdk.CfnResource)
-		res.AddMetadata(jsii.String(RosterMetadataKey), names)
-		res.AddMetadata(jsii.String(erasurecheck.RosterAccountsMetadataKey), anyList(rosterAccounts(props.Stores, *awscdk.Stack_Of(this).Account())))
+		early = append(early, ch.admitRoster(props.Stores, topicMark)...)
 	}
+	applyAll(early...)
 	if len(problems) == 0 {
 		ch.lockDown(props)
 	}
@@ -177,25 +173,25 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds))
 	refusedAnswersAlarmAt := b.metricAlarm(this, "RefusedAnswersAlarm",
 		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
-		ch.MetricAnswersRefused(nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	conflictingAnswersAlarmAt := b.metricAlarm(this, "ConflictingAnswersAlarm",
 		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
-		ch.MetricAnswersConflicting(nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	ledgerRefusedAnswersAlarmAt := b.metricAlarm(this, "LedgerRefusedAnswersAlarm",
 		"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
-		ch.MetricLedgerRefusals(), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.ledgerRefusals()), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	exhaustedRebroadcastsAlarmAt := b.metricAlarm(this, "ExhaustedRebroadcastsAlarm",
 		fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
-		readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	overdueRequestsAlarmAt := b.metricAlarm(this, "OverdueRequestsAlarm",
 		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
-		readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	receiptLogRefusedAlarmAt := b.metricAlarm(this, "ReceiptLogRefusedAlarm",
 		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
-		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	receiptLogRolledBackAlarmAt := b.metricAlarm(this, "ReceiptLogRolledBackAlarm",
 		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
-		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	alarms := []*awscloudwatch.Alarm{&ch.ResponseDeadLetterAlarm, &ch.OldestResponseAlarm, &ch.RefusedAnswersAlarm, &ch.ConflictingAnswersAlarm,
 		&ch.LedgerRefusedAnswersAlarm, &ch.ExhaustedRebroadcastsAlarm, &ch.OverdueRequestsAlarm, &ch.ReceiptLogRefusedAlarm, &ch.ReceiptLogRolledBackAlarm}
 	at := []int{responseDLQAt, oldestAt, refusedAnswersAlarmAt, conflictingAnswersAlarmAt, ledgerRefusedAnswersAlarmAt,
@@ -225,28 +221,33 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 // roster changes no policy. The response reader authenticates every answer
 // by its store's exact role id and function name, so a role under the path
 // that is not a roster store's handler is refused and alarmed.
-func (ch *ErasureChannel) admitRoster(stores []RosterStore) {
-	stack := awscdk.Stack_Of(ch.Construct)
-	channelAccount := *stack.Account()
+//
+// The statements go to topic (the topic's) and to the locks it returns (the
+// response queue's, with the roster's metadata, and its key's), for the
+// caller to apply.
+func (ch *ErasureChannel) admitRoster(stores []RosterStore, topic *locked) []*locked {
+	channelAccount := envOf(ch.Construct).account
 	handlers := rosterHandlers()
+	responses := lockedQueue(ch.ResponseQueue)
+	locks := []*locked{responses}
 	if others := otherRosterAccounts(stores, channelAccount); len(others) > 0 {
-		ch.admitRosterAccounts(others, handlers)
+		key := lockedKey(ch.ResponseKey)
+		ch.admitRosterAccounts(others, handlers, topic, responses, key)
+		locks = append(locks, key)
 	}
-	ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:        jsii.String("OnlyRosterHandlersAnswer"),
-		Effect:     awsiam.Effect_DENY,
-		Actions:    jsii.Strings("sqs:SendMessage"),
-		Principals: &[]awsiam.IPrincipal{anyPrincipal()},
-		Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
-		Conditions: &map[string]interface{}{"ArnNotLike": map[string]interface{}{"aws:PrincipalArn": handlers}},
-	}))
+	responses.deny("OnlyRosterHandlersAnswer", []string{"sqs:SendMessage"}, nil, map[string]any{"ArnNotLike": map[string]any{"aws:PrincipalArn": handlers}})
 	if !storesIn(stores, channelAccount, channelAccount) {
 		// No store of the channel's own account: its roles under the handler
 		// path are no roster store's (a same-account role needs no Allow).
-		q := lockedQueue(ch.ResponseQueue)
-		q.deny("NoHandlerOfTheChannelAccountAnswers", []string{"sqs:SendMessage"}, nil, channelAccountHandlers(channelAccount, handlers))
-		q.apply()
+		responses.deny("NoHandlerOfTheChannelAccountAnswers", []string{"sqs:SendMessage"}, nil, channelAccountHandlers(channelAccount, handlers))
 	}
+	names := make([]any, 0, len(stores))
+	for _, st := range stores {
+		names = append(names, st.Name)
+	}
+	responses.mark(RosterMetadataKey, names)
+	responses.mark(erasurecheck.RosterAccountsMetadataKey, anyList(rosterAccounts(stores, channelAccount)))
+	return locks
 }
 
 // channelAccountHandlers is the condition of a principal under the handler
@@ -277,8 +278,8 @@ func otherRosterAccounts(stores []RosterStore, channelAccount string) []string {
 // (admitRoster) send them; nobody sends to a dead-letter queue. No statement
 // names a store: the roster's accounts are listed once per policy at most.
 func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
-	stack := awscdk.Stack_Of(ch.Construct)
-	channelAccount, region := *stack.Account(), *stack.Region()
+	env := envOf(ch.Construct)
+	channelAccount, region := env.account, env.region
 	admins := props.Administrators
 	if len(admins) == 0 {
 		if len(otherRosterAccounts(props.Stores, channelAccount)) > 0 {
@@ -321,14 +322,14 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	// Declared principals of another account (or of any, where the stack's
 	// account is not known at synth) need the resource policies' Allow too.
 	if others := otherAccounts(props.Publishers, channelAccount); len(others) > 0 {
-		ch.Topic.AddToResourcePolicy(allowDeclared("PublishersPublish", others, props.Publishers, []string{*ch.Topic.TopicArn()}, nil, "sns:Publish"))
+		ch.Topic.AddToResourcePolicy(allowDeclared("PublishersPublish", others, props.Publishers, []string{*topicArnOf(ch.Topic)}, nil, "sns:Publish"))
 		ch.TopicKey.AddToResourcePolicy(allowDeclared("PublishersUseTheKeyViaSns", others, props.Publishers, []string{"*"},
 			map[string]any{"kms:ViaService": fmt.Sprintf("sns.%s.amazonaws.com", region)}, channelpolicy.KeyUse...), nil)
 	}
 	if others := otherAccounts(readers, channelAccount); len(others) > 0 {
 		consume := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
-		ch.ResponseQueue.AddToResourcePolicy(allowDeclared("ReadersConsume", others, readers, []string{*ch.ResponseQueue.QueueArn()}, nil, consume...))
-		ch.ResponseDeadLetterQueue.AddToResourcePolicy(allowDeclared("ReadersConsume", others, readers, []string{*ch.ResponseDeadLetterQueue.QueueArn()}, nil, consume...))
+		ch.ResponseQueue.AddToResourcePolicy(allowDeclared("ReadersConsume", others, readers, []string{queueArnOf(ch.ResponseQueue)}, nil, consume...))
+		ch.ResponseDeadLetterQueue.AddToResourcePolicy(allowDeclared("ReadersConsume", others, readers, []string{queueArnOf(ch.ResponseDeadLetterQueue)}, nil, consume...))
 		ch.ResponseKey.AddToResourcePolicy(allowDeclared("ReadersDecryptViaSqs", others, readers, []string{"*"},
 			map[string]any{"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)}, "kms:Decrypt"), nil)
 	}
@@ -430,29 +431,19 @@ func appendNew(list []string, s string) []string {
 // admitRosterAccounts lets the handler path of accounts (the roster's other
 // than the channel's), named as bare ids, send to the response queue and use
 // its key through SQS, and lets their principals subscribe an SQS queue (the
-// topic's locks narrow it to their administrators and their own store queues).
-func (ch *ErasureChannel) admitRosterAccounts(accounts []string, handlers string) {
-	region := *awscdk.Stack_Of(ch.Construct).Region()
-	any := &[]awsiam.IPrincipal{anyPrincipal()}
-	inRoster := map[string]interface{}{"aws:PrincipalAccount": anyList(accounts)}
-	ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid: jsii.String("RosterSubscribeSqs"), Actions: jsii.Strings("sns:Subscribe"), Principals: any,
-		Resources:  jsii.Strings(*ch.Topic.TopicArn()),
-		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:PrincipalAccount": anyList(accounts), "sns:Protocol": "sqs"}},
-	}))
-	ch.ResponseQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid: jsii.String("RosterSendResponses"), Actions: jsii.Strings("sqs:SendMessage"), Principals: any,
-		Resources:  jsii.Strings(*ch.ResponseQueue.QueueArn()),
-		Conditions: &map[string]interface{}{"StringEquals": inRoster, "ArnLike": map[string]interface{}{"aws:PrincipalArn": handlers}},
-	}))
-	ch.ResponseKey.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid: jsii.String("RosterEncryptResponsesViaSqs"), Actions: jsii.Strings("kms:GenerateDataKey", "kms:Decrypt"), Principals: any,
-		Resources: jsii.Strings("*"), // in a key policy, "*" is this key
-		Conditions: &map[string]interface{}{
-			"StringEquals": map[string]interface{}{"aws:PrincipalAccount": anyList(accounts), "kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)},
-			"ArnLike":      map[string]interface{}{"aws:PrincipalArn": handlers},
-		},
-	}), nil)
+// topic's locks narrow it to their administrators and their own store queues):
+// Allows for every principal, on topic, responses and key.
+func (ch *ErasureChannel) admitRosterAccounts(accounts []string, handlers string, topic, responses, key *locked) {
+	region := envOf(ch.Construct).region
+	topic.allow("RosterSubscribeSqs", []string{"sns:Subscribe"}, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": anyList(accounts), "sns:Protocol": "sqs"}})
+	responses.allow("RosterSendResponses", []string{"sqs:SendMessage"}, map[string]any{
+		"StringEquals": map[string]any{"aws:PrincipalAccount": anyList(accounts)},
+		"ArnLike":      map[string]any{"aws:PrincipalArn": handlers},
+	})
+	key.allow("RosterEncryptResponsesViaSqs", []string{"kms:GenerateDataKey", "kms:Decrypt"}, map[string]any{
+		"StringEquals": map[string]any{"aws:PrincipalAccount": anyList(accounts), "kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)},
+		"ArnLike":      map[string]any{"aws:PrincipalArn": handlers},
+	})
 }
 
 // admitAccounts (the older StoreAccounts form) lets every principal of other
@@ -460,7 +451,7 @@ func (ch *ErasureChannel) admitRosterAccounts(accounts []string, handlers string
 // use its key through SQS.
 func (ch *ErasureChannel) admitAccounts(sidPrefix string, principals []awsiam.IPrincipal) {
 	viaSQS := map[string]interface{}{"StringEquals": map[string]interface{}{
-		"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", *awscdk.Stack_Of(ch.Construct).Region()),
+		"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", envOf(ch.Construct).region),
 	}}
 	ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String(sidPrefix + "SubscribeSqs"),
@@ -501,16 +492,34 @@ func (ch *ErasureChannel) MetricAnswersConflicting(opts *awscloudwatch.MetricOpt
 // answers over every ledger refusal code, per 5 minutes.
 func (ch *ErasureChannel) MetricLedgerRefusals() awscloudwatch.MathExpression {
 	using := map[string]awscloudwatch.IMetric{}
-	var terms []string
 	for i, code := range contract.LedgerRefusalCodes {
-		id := fmt.Sprintf("r%d", i)
-		using[id] = readerMetric(contract.MetricAnswersRefused, code, nil)
-		terms = append(terms, id)
+		using[ledgerRefusalTerm(i)] = readerMetric(contract.MetricAnswersRefused, code, nil)
 	}
 	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-		Expression: jsii.String(strings.Join(terms, "+")), UsingMetrics: &using, Label: jsii.String("refused by the ledger"),
-		Period: awscdk.Duration_Minutes(jsii.Number(5)),
+		Expression: jsii.String(ledgerRefusalsExpression()), UsingMetrics: &using, Label: jsii.String(ledgerRefusalsLabel),
+		Period: minutes(readerMetricPeriodMinutes),
 	})
+}
+
+// The response reader's metrics are sums over 5 minutes unless asked
+// otherwise.
+const (
+	readerMetricStatistic     = "Sum"
+	readerMetricPeriodMinutes = 5
+	ledgerRefusalsLabel       = "refused by the ledger"
+)
+
+// ledgerRefusalTerm is the id in MetricLedgerRefusals' expression of the
+// i-th ledger refusal code (contract.LedgerRefusalCodes).
+func ledgerRefusalTerm(i int) string { return fmt.Sprintf("r%d", i) }
+
+// ledgerRefusalsExpression sums the terms, in code order.
+func ledgerRefusalsExpression() string {
+	ids := make([]string, len(contract.LedgerRefusalCodes))
+	for i := range ids {
+		ids[i] = ledgerRefusalTerm(i)
+	}
+	return strings.Join(ids, "+")
 }
 
 // readerMetric is one of the response reader's metrics, by its code.
@@ -520,16 +529,38 @@ func readerMetric(name, code string, opts *awscloudwatch.MetricOptions) awscloud
 	}
 	o := *opts
 	if o.Statistic == nil {
-		o.Statistic = jsii.String("Sum")
+		o.Statistic = jsii.String(readerMetricStatistic)
 	}
 	if o.Period == nil {
-		o.Period = minutes(5)
+		o.Period = minutes(readerMetricPeriodMinutes)
 	}
 	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
 		Namespace: jsii.String(contract.MetricNamespace), MetricName: jsii.String(name),
 		DimensionsMap: &map[string]*string{contract.MetricDimensionCode: jsii.String(code)},
 		Statistic:     o.Statistic, Period: o.Period, Label: o.Label,
 	})
+}
+
+// readerMetric is the package's readerMetric with no options, made in the
+// batch: its index.
+func (b *batch) readerMetric(name, code string) int {
+	return b.add(map[string]any{"op": "metric", "props": map[string]any{
+		"namespace": contract.MetricNamespace, "metricName": name,
+		"dimensionsMap": map[string]any{contract.MetricDimensionCode: code},
+		"statistic":     readerMetricStatistic, "period": minutes(readerMetricPeriodMinutes),
+	}})
+}
+
+// ledgerRefusals is MetricLedgerRefusals, made in the batch: its index.
+func (b *batch) ledgerRefusals() int {
+	using := map[string]any{}
+	for i, code := range contract.LedgerRefusalCodes {
+		using[ledgerRefusalTerm(i)] = b.result(b.readerMetric(contract.MetricAnswersRefused, code))
+	}
+	return b.add(map[string]any{"op": "mathExpression", "props": map[string]any{
+		"expression": ledgerRefusalsExpression(), "usingMetrics": using, "label": ledgerRefusalsLabel,
+		"period": minutes(readerMetricPeriodMinutes),
+	}})
 }
 
 // GrantPublish lets grantee (the account service) publish to the topic,

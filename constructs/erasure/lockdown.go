@@ -35,7 +35,7 @@ func lockedQueue(q awssqs.Queue) *locked {
 }
 
 func lockedTopic(t awssns.Topic) *locked {
-	return &locked{resource: t, resources: []string{*t.TopicArn()}}
+	return &locked{resource: t, resources: []string{*topicArnOf(t)}}
 }
 
 func lockedKey(k awskms.Key) *locked {
@@ -91,6 +91,16 @@ func (l *locked) deny(sid string, actions, notActions []string, conditions map[s
 	} else {
 		st["Action"] = anyList(actions)
 	}
+	if len(conditions) > 0 {
+		st["Condition"] = conditions
+	}
+	l.pending = append(l.pending, st)
+}
+
+// allow adds an Allow for every principal, of actions, when every condition
+// holds (on apply): the admissions other locks then narrow.
+func (l *locked) allow(sid string, actions []string, conditions map[string]any) {
+	st := map[string]any{"Sid": sid, "Effect": "Allow", "Principal": "*", "Resource": anyList(l.resources), "Action": anyList(actions)}
 	if len(conditions) > 0 {
 		st["Condition"] = conditions
 	}

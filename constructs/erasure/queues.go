@@ -46,12 +46,16 @@ func (p queuePair) add(b *batch, scope any) (queue, dlq int) {
 	return b.construct(scope, "aws-sqs", "Queue", p.idPrefix+"Queue", props), dlq
 }
 
-// build creates the pair in one call.
+// build creates the pair in one call, with their ARNs (queueArnOf).
 func (p queuePair) build(scope constructs.Construct) (queue, dlq awssqs.Queue) {
 	var b batch
 	q, d := p.add(&b, scope)
+	qArn, dArn := b.read(b.result(q), "queueArn"), b.read(b.result(d), "queueArn")
 	made := b.run()
-	return made[q].(awssqs.Queue), made[d].(awssqs.Queue)
+	queue, dlq = made[q].(awssqs.Queue), made[d].(awssqs.Queue)
+	queueArns.Store(queue, made[qArn].(map[string]any)["queueArn"].(string))
+	queueArns.Store(dlq, made[dArn].(map[string]any)["queueArn"].(string))
+	return queue, dlq
 }
 
 // key creates a customer-managed key with rotation on in b: its index.
@@ -79,9 +83,10 @@ func (b *batch) deadLetterAlarm(scope constructs.Construct, id string, dlq awssq
 	return b.alarm(scope, id, description, dlq, "ApproximateNumberOfMessagesVisible", 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 }
 
-// metricAlarm is one of the channel's alarms on metric m: one period, data
-// missing not breaching. Its index.
-func (b *batch) metricAlarm(scope constructs.Construct, id, description string, m awscloudwatch.IMetric, threshold float64, compare awscloudwatch.ComparisonOperator) int {
+// metricAlarm is one of the channel's alarms on metric m (a metric, or the
+// batch's result that is one): one period, data missing not breaching. Its
+// index.
+func (b *batch) metricAlarm(scope constructs.Construct, id, description string, m any, threshold float64, compare awscloudwatch.ComparisonOperator) int {
 	return b.add(map[string]any{"op": "alarm", "scope": scope, "id": id, "description": description, "metricObject": m,
 		"threshold": threshold, "comparison": compare})
 }

@@ -153,6 +153,13 @@ function alarm(op) {
   });
 }
 
+// metric: new Metric(props) (aws-cloudwatch), to alarm on.
+function metric(op) { return new (lib('aws-cloudwatch').Metric)(op.props); }
+
+// mathExpression: new MathExpression(props) (aws-cloudwatch), its
+// usingMetrics the batch's metrics by id.
+function mathExpression(op) { return new (lib('aws-cloudwatch').MathExpression)(op.props); }
+
 // subscribe: topic.addSubscription(new SqsSubscription(queue)), raw delivery.
 function subscribe(op) {
   const { SqsSubscription } = lib('aws-sns-subscriptions');
@@ -170,7 +177,7 @@ function eventSource(op) {
   }));
 }
 
-const operations = { new: construct, scope, read, stackEnv, lock, suppress, grant, grantWrite, environment, output, alarm, subscribe, eventSource };
+const operations = { new: construct, scope, read, stackEnv, lock, suppress, grant, grantWrite, environment, output, alarm, metric, mathExpression, subscribe, eventSource };
 
 // resolve replaces each {"$op": i} in v by what operation i returned and
 // each {"$ref": i} by refs[i] (through arrays and plain objects, never into
