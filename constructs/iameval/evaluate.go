@@ -264,7 +264,9 @@ func Evaluate(q Request) Verdict {
 	if q.P.Service != "" {
 		service = serviceName(q.P, q.R)
 	}
-	consider := func(stmts []Statement, resourcePolicy bool) *Verdict {
+	// consider is the explicit Deny among stmts that decides q, if any (a
+	// Verdict by value: this runs for every cell of a matrix).
+	consider := func(stmts []Statement, resourcePolicy bool) (Verdict, bool) {
 		for i := range stmts {
 			s := &stmts[i]
 			m, direct := applies(s, &q, service, resourcePolicy)
@@ -276,7 +278,7 @@ func Evaluate(q Request) Verdict {
 				slot = &unknownAllowRef
 			case m != matches:
 			case s.Effect == "Deny":
-				return &Verdict{Decision: Denied, Because: s.explicitDeny(i), DeniedByResource: resourcePolicy}
+				return Verdict{Decision: Denied, Because: s.explicitDeny(i), DeniedByResource: resourcePolicy}, true
 			case s.Effect == "Allow" && !resourcePolicy:
 				slot = &idAllowRef
 			case s.Effect == "Allow" && direct:
@@ -288,15 +290,15 @@ func Evaluate(q Request) Verdict {
 				*slot = stmtRef{s, i}
 			}
 		}
-		return nil
+		return Verdict{}, false
 	}
 	if q.P.Service == "" {
-		if v := consider(q.P.Identity, false); v != nil {
-			return *v
+		if v, denied := consider(q.P.Identity, false); denied {
+			return v
 		}
 	}
-	if v := consider(q.R.Policy, true); v != nil {
-		return *v
+	if v, denied := consider(q.R.Policy, true); denied {
+		return v
 	}
 	unknownDeny, unknownAllow, idAllow := unknownDenyRef.name(), unknownAllowRef.name(), idAllowRef.name()
 	resDirect, resAccount := resDirectRef.name(), resAccountRef.name()
