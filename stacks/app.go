@@ -115,7 +115,7 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 			cfg.LedgerRoleIDs[name] = id
 		}
 	}
-	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, "erasure:nag": &cfg.Nag, "erasure:check": &cfg.Check, "erasure:ledger": &cfg.Ledger, "erasure:realisticNames": &cfg.RealisticNames} {
+	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, erasure.NagContextKey: &cfg.Nag, "erasure:check": &cfg.Check, "erasure:ledger": &cfg.Ledger, "erasure:realisticNames": &cfg.RealisticNames} {
 		if v := context(key); v != nil {
 			b, err := strconv.ParseBool(fmt.Sprint(v))
 			if err != nil {

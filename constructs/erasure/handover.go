@@ -196,7 +196,8 @@ func (b *batch) alarm(scope any, id, description string, queue any, metric strin
 
 // suppression is the operation that adds cdk-nag suppressions with their
 // reasons to each of scopes and their CloudFormation children, as cdk-nag's
-// NagSuppressions.AddResourceSuppressions with applyToChildren does.
+// NagSuppressions.AddResourceSuppressions with applyToChildren does, unless
+// the app's context turns cdk-nag off (NagContextKey).
 func suppression(reasons map[string]string, scopes ...any) map[string]any {
 	// In a stable order: a template must not change between two synths of
 	// one app (CloudFormation would see a change set in every deploy).
@@ -209,7 +210,7 @@ func suppression(reasons map[string]string, scopes ...any) map[string]any {
 	for i, id := range ids {
 		rules[i] = map[string]any{"id": id, "reason": reasons[id]}
 	}
-	return map[string]any{"op": "suppress", "rules": rules, "scopes": scopes, "children": true}
+	return map[string]any{"op": "suppress", "rules": rules, "scopes": scopes, "children": true, "unlessOff": NagContextKey}
 }
 
 // suppressionApplying is the operation that suppresses the finding id of
@@ -217,7 +218,7 @@ func suppression(reasons map[string]string, scopes ...any) map[string]any {
 // names only (cdk-nag's NagPackSuppression.AppliesTo).
 func suppressionApplying(id, reason string, appliesTo []string, scopes ...any) map[string]any {
 	return map[string]any{"op": "suppress", "rules": []any{map[string]any{"id": id, "reason": reason, "appliesTo": anyList(appliesTo)}},
-		"scopes": scopes, "children": true}
+		"scopes": scopes, "children": true, "unlessOff": NagContextKey}
 }
 
 // suppress adds cdk-nag suppressions with their reasons to each of scopes

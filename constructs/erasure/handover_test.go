@@ -196,3 +196,40 @@ func TestHandoverReturnsWhatItMade(t *testing.T) {
 }
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
+// TestSuppressionsOnlyWhereCdkNagMayRun synthesizes a queue whose
+// suppression goes through a hand-over, in apps whose context says cdk-nag
+// runs, does not, or says nothing (NagContextKey), and reads the template:
+// suppressions are written unless the context turns cdk-nag off.
+func TestSuppressionsOnlyWhereCdkNagMayRun(t *testing.T) {
+	for _, tc := range []struct {
+		context any // nil: the key is absent
+		want    bool
+	}{
+		{nil, true}, {true, true}, {"true", true}, {"yes", true},
+		{false, false}, {"false", false}, {"FALSE", false}, {"0", false}, {0, false},
+	} {
+		props := &awscdk.AppProps{Outdir: jsii.String(t.TempDir())}
+		if tc.context != nil {
+			props.Context = &map[string]interface{}{NagContextKey: tc.context}
+		}
+		app := awscdk.NewApp(props)
+		stack := awscdk.NewStack(app, jsii.String("S"), nil)
+		var b batch
+		q, _ := queuePair{retentionSeconds: 60, maxReceiveCount: 3}.add(&b, stack)
+		b.add(suppression(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, b.result(q)))
+		b.run()
+		tpl, _ := app.Synth(nil).GetStackByName(jsii.String("S")).Template().(map[string]interface{})
+		resources, _ := tpl["Resources"].(map[string]interface{})
+		suppressed := 0
+		for _, r := range resources {
+			meta, _ := r.(map[string]interface{})["Metadata"].(map[string]interface{})
+			if _, ok := meta["cdk_nag"]; ok {
+				suppressed++
+			}
+		}
+		if got := suppressed > 0; got != tc.want {
+			t.Errorf("%s = %#v: %d resources carry cdk-nag suppressions, want them: %v", NagContextKey, tc.context, suppressed, tc.want)
+		}
+	}
+}

@@ -1,5 +1,13 @@
 package erasure
 
+// NagContextKey is the context key of an app that says whether it runs
+// cdk-nag. When the app's context sets it to false (JSON false, 0, or a
+// string strconv.ParseBool reads as false),
+// the constructs write no cdk-nag suppressions: nothing in that synth reads
+// them, and they were nearly half of a store's template. Absent, or any other
+// value, the suppressions are written, for a cdk-nag the app may run.
+const NagContextKey = "erasure:nag"
+
 // The cdk-nag findings the constructs suppress, each with the reason it does
 // not apply to the erasure channel. Every other rule of the AwsSolutions,
 // Serverless and NIST 800-53 rev 5 packs is met at its cause.

@@ -62,9 +62,17 @@ function lock(op) {
 
 // suppress: cdk-nag suppressions as cdk-nag's NagSuppressions.addResourceSuppressions
 // writes them (its NagSuppressionHelper.addRulesToMetadata and toCfnFormat),
-// without loading cdk-nag, which a synth without its checks never needs.
+// without loading cdk-nag, which a synth without its checks never needs; and
+// none when the app's context turns cdk-nag off.
 function suppress(op) {
   const { CfnResource } = cdk();
+  // An app whose context turns cdk-nag off (op.unlessOff, set to false)
+  // reads no suppression: none is written.
+  if (op.unlessOff !== undefined && op.scopes.length > 0) {
+    // Off as strconv.ParseBool reads false, the stacks' reading of it.
+    const nag = op.scopes[0].node.tryGetContext(op.unlessOff);
+    if (nag !== undefined && nag !== null && ['0', 'f', 'F', 'false', 'False', 'FALSE'].includes(String(nag))) return;
+  }
   const rules = op.rules.map((r) => {
     if (typeof r.reason !== 'string' || r.reason.length < 10) throw new Error(`handover: the suppression of ${r.id} needs a reason of 10 characters or more`);
     const rule = { id: r.id };
