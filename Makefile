@@ -168,6 +168,7 @@ fuzz-check:
 FUZZTIME ?= 3m
 fuzz:
 	go test -run '^$$' -fuzz FuzzFastParserAgreesWithSchema -fuzztime $(FUZZTIME) ./contract
+	go test -run '^$$' -fuzz FuzzGlobMatch -fuzztime $(FUZZTIME) ./constructs/iameval
 
 clean:
 	rm -rf cdk.out $(TOOLS)/node_modules $(TSAPP)/node_modules $(TSTWIN)/node_modules

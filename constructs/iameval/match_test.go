@@ -38,3 +38,38 @@ func TestARNsMeet(t *testing.T) {
 		}
 	}
 }
+
+// globOracle is IAM's "*" and "?" matching written the plain recursive way,
+// the independent oracle of FuzzGlobMatch.
+func globOracle(p, s string) bool {
+	if p == "" {
+		return s == ""
+	}
+	switch p[0] {
+	case '*':
+		return globOracle(p[1:], s) || s != "" && globOracle(p, s[1:])
+	case '?':
+		return s != "" && globOracle(p[1:], s[1:])
+	}
+	return s != "" && p[0] == s[0] && globOracle(p[1:], s[1:])
+}
+
+// FuzzGlobMatch: GlobMatch agrees with the recursive oracle on every
+// pattern and string (an empty pattern matches nothing).
+func FuzzGlobMatch(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"sqs:*", "sqs:SendMessage"}, {"sqs:Send?essage", "sqs:SendMessage"}, {"a*b*c", "aXbYc"}, {"abc", "abd"},
+		{"ab", "abc"}, {"abc", "ab"}, {"a?", "a"}, {"*", ""}, {"arn:aws:iam::*:role/erasure/*", "arn:aws:iam::1:role/erasure/h"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, s string) {
+		if len(pattern) > 24 || len(s) > 24 {
+			return // the oracle is exponential
+		}
+		want := pattern != "" && globOracle(pattern, s)
+		if got := GlobMatch(pattern, s); got != want {
+			t.Fatalf("GlobMatch(%q, %q) = %v, the oracle says %v", pattern, s, got, want)
+		}
+	})
+}
