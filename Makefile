@@ -164,7 +164,7 @@ fuzz-check:
 	go test -run '^$$' -fuzz FuzzDecodeTemplate -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 	go test -run '^$$' -fuzz FuzzReadAssembly -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 
-## fuzz: the fast parser against the schema validator (FUZZTIME=5m to change).
+## fuzz: the fast parser against the schema validator, and IAM glob matching against its oracle (FUZZTIME=5m to change, each).
 FUZZTIME ?= 3m
 fuzz:
 	go test -run '^$$' -fuzz FuzzFastParserAgreesWithSchema -fuzztime $(FUZZTIME) ./contract
