@@ -135,7 +135,11 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	// the second needs; the second creates the function and wires
 	// everything, in order.
 	var first batch
-	thisAt := first.scope(scope, *id)
+	constructID := "" // a nil id is refused by the kernel as an empty one is
+	if id != nil {
+		constructID = *id
+	}
+	thisAt := first.scope(scope, constructID)
 	self := first.result(thisAt) // the construct, until the batch has made it
 	envAt := first.add(map[string]any{"op": "stackEnv", "scope": self})
 	keyAt := first.key(self, "Key", "Erasure queue and dead-letter queue of subscriber "+props.Name)
