@@ -173,25 +173,25 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds))
 	refusedAnswersAlarmAt := b.metricAlarm(this, "RefusedAnswersAlarm",
 		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
-		b.result(b.readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	conflictingAnswersAlarmAt := b.metricAlarm(this, "ConflictingAnswersAlarm",
 		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
-		b.result(b.readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	ledgerRefusedAnswersAlarmAt := b.metricAlarm(this, "LedgerRefusedAnswersAlarm",
 		"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
 		b.result(b.ledgerRefusals()), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	exhaustedRebroadcastsAlarmAt := b.metricAlarm(this, "ExhaustedRebroadcastsAlarm",
 		fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
-		b.result(b.readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	overdueRequestsAlarmAt := b.metricAlarm(this, "OverdueRequestsAlarm",
 		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
-		b.result(b.readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	receiptLogRefusedAlarmAt := b.metricAlarm(this, "ReceiptLogRefusedAlarm",
 		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
-		b.result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	receiptLogRolledBackAlarmAt := b.metricAlarm(this, "ReceiptLogRolledBackAlarm",
 		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
-		b.result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	alarms := []*awscloudwatch.Alarm{&ch.ResponseDeadLetterAlarm, &ch.OldestResponseAlarm, &ch.RefusedAnswersAlarm, &ch.ConflictingAnswersAlarm,
 		&ch.LedgerRefusedAnswersAlarm, &ch.ExhaustedRebroadcastsAlarm, &ch.OverdueRequestsAlarm, &ch.ReceiptLogRefusedAlarm, &ch.ReceiptLogRolledBackAlarm}
 	at := []int{responseDLQAt, oldestAt, refusedAnswersAlarmAt, conflictingAnswersAlarmAt, ledgerRefusedAnswersAlarmAt,
@@ -491,14 +491,17 @@ func (ch *ErasureChannel) MetricAnswersConflicting(opts *awscloudwatch.MetricOpt
 // MetricLedgerRefusals is the sum of the ledger's refusals of authenticated
 // answers over every ledger refusal code, per 5 minutes.
 func (ch *ErasureChannel) MetricLedgerRefusals() awscloudwatch.MathExpression {
-	using := map[string]awscloudwatch.IMetric{}
-	for i, code := range contract.LedgerRefusalCodes {
-		using[ledgerRefusalTerm(i)] = readerMetric(contract.MetricAnswersRefused, code, nil)
-	}
-	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-		Expression: jsii.String(ledgerRefusalsExpression()), UsingMetrics: &using, Label: jsii.String(ledgerRefusalsLabel),
-		Period: minutes(readerMetricPeriodMinutes),
-	})
+	var b batch
+	at := b.ledgerRefusals()
+	return b.run()[at].(awscloudwatch.MathExpression)
+}
+
+// readerMetric is one of the response reader's metrics, by its code, in one
+// call.
+func readerMetric(name, code string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	var b batch
+	at := b.readerMetric(name, code, opts)
+	return b.run()[at].(awscloudwatch.Metric)
 }
 
 // The response reader's metrics are sums over 5 minutes unless asked
@@ -506,59 +509,43 @@ func (ch *ErasureChannel) MetricLedgerRefusals() awscloudwatch.MathExpression {
 const (
 	readerMetricStatistic     = "Sum"
 	readerMetricPeriodMinutes = 5
-	ledgerRefusalsLabel       = "refused by the ledger"
 )
 
-// ledgerRefusalTerm is the id in MetricLedgerRefusals' expression of the
-// i-th ledger refusal code (contract.LedgerRefusalCodes).
-func ledgerRefusalTerm(i int) string { return fmt.Sprintf("r%d", i) }
-
-// ledgerRefusalsExpression sums the terms, in code order.
-func ledgerRefusalsExpression() string {
-	ids := make([]string, len(contract.LedgerRefusalCodes))
-	for i := range ids {
-		ids[i] = ledgerRefusalTerm(i)
-	}
-	return strings.Join(ids, "+")
-}
-
-// readerMetric is one of the response reader's metrics, by its code.
-func readerMetric(name, code string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	if opts == nil {
-		opts = &awscloudwatch.MetricOptions{}
-	}
-	o := *opts
-	if o.Statistic == nil {
-		o.Statistic = jsii.String(readerMetricStatistic)
-	}
-	if o.Period == nil {
-		o.Period = minutes(readerMetricPeriodMinutes)
-	}
-	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-		Namespace: jsii.String(contract.MetricNamespace), MetricName: jsii.String(name),
-		DimensionsMap: &map[string]*string{contract.MetricDimensionCode: jsii.String(code)},
-		Statistic:     o.Statistic, Period: o.Period, Label: o.Label,
-	})
-}
-
-// readerMetric is the package's readerMetric with no options, made in the
-// batch: its index.
-func (b *batch) readerMetric(name, code string) int {
-	return b.add(map[string]any{"op": "metric", "props": map[string]any{
+// readerMetric is one of the response reader's metrics, by its code, made
+// in the batch (opts, when given, overrides its statistic, period and
+// label): its index.
+func (b *batch) readerMetric(name, code string, opts *awscloudwatch.MetricOptions) int {
+	props := map[string]any{
 		"namespace": contract.MetricNamespace, "metricName": name,
 		"dimensionsMap": map[string]any{contract.MetricDimensionCode: code},
 		"statistic":     readerMetricStatistic, "period": minutes(readerMetricPeriodMinutes),
-	}})
+	}
+	if opts != nil {
+		if opts.Statistic != nil {
+			props["statistic"] = *opts.Statistic
+		}
+		if opts.Period != nil {
+			props["period"] = opts.Period
+		}
+		if opts.Label != nil {
+			props["label"] = *opts.Label
+		}
+	}
+	return b.add(map[string]any{"op": "metric", "props": props})
 }
 
-// ledgerRefusals is MetricLedgerRefusals, made in the batch: its index.
+// ledgerRefusals is MetricLedgerRefusals made in the batch, its terms r0,
+// r1, … one for each ledger refusal code (contract.LedgerRefusalCodes):
+// its index.
 func (b *batch) ledgerRefusals() int {
 	using := map[string]any{}
+	terms := make([]string, len(contract.LedgerRefusalCodes))
 	for i, code := range contract.LedgerRefusalCodes {
-		using[ledgerRefusalTerm(i)] = b.result(b.readerMetric(contract.MetricAnswersRefused, code))
+		terms[i] = fmt.Sprintf("r%d", i)
+		using[terms[i]] = b.result(b.readerMetric(contract.MetricAnswersRefused, code, nil))
 	}
 	return b.add(map[string]any{"op": "mathExpression", "props": map[string]any{
-		"expression": ledgerRefusalsExpression(), "usingMetrics": using, "label": ledgerRefusalsLabel,
+		"expression": strings.Join(terms, "+"), "usingMetrics": using, "label": "refused by the ledger",
 		"period": minutes(readerMetricPeriodMinutes),
 	}})
 }
