@@ -1,6 +1,8 @@
 package erasure
 
 import (
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -177,9 +179,9 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 		RemovalPolicy:     removal,
 	})
 	suppress(map[string]string{
-		"AwsSolutions-S1":                           reasonBucketLogs,
-		"NIST.800.53.R5-S3BucketLoggingEnabled":     reasonBucketLogs,
-		"NIST.800.53.R5-S3BucketReplicationEnabled": reasonReplication,
+		"AwsSolutions-S1":                           plan.ReasonBucketLogs,
+		"NIST.800.53.R5-S3BucketLoggingEnabled":     plan.ReasonBucketLogs,
+		"NIST.800.53.R5-S3BucketReplicationEnabled": plan.ReasonReplication,
 	}, b.Bucket)
 	checkPrincipalArns(&b.problems, b.path+".loaders", props.Loaders, false)
 	checkPrincipalArns(&b.problems, b.path+".administrators", props.Administrators, true)
@@ -187,13 +189,13 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 	admins := administratorsOr(this, props.Administrators)
 	data := append(append([]string{}, channelpolicy.BucketList...), channelpolicy.ObjectData...)
 	bucket := lockedBucket(b.Bucket)
-	bucket.administeredBy(channelpolicy.Bucket, admins, data)
-	bucket.apply()
+	bucket.AdministeredBy(channelpolicy.Bucket, admins, data)
+	applyLocks(bucket)
 	if k, ok := b.Key.(awskms.Key); ok && props.Key == nil {
 		b.ownKey = k
 		key := lockedKey(k)
-		key.administeredBy(channelpolicy.BucketKey, admins, channelpolicy.KeyUse)
-		key.apply()
+		key.AdministeredBy(channelpolicy.BucketKey, admins, channelpolicy.KeyUse)
+		applyLocks(key)
 	}
 	this.Node().AddValidation(&bitmapBucketValidation{b: b})
 	return b
@@ -276,19 +278,19 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 		data := append(append([]string{}, channelpolicy.BucketList...), channelpolicy.ObjectData...)
 		who := append([]string{*role.RoleArn()}, b.loaders...)
 		bucket := lockedBucket(b.Bucket)
-		bucket.onlyFrom("OnlyTheStoreReadsAndWrites", data, who, nil)
-		bucket.apply()
+		bucket.OnlyFrom("OnlyTheStoreReadsAndWrites", data, who, nil)
+		applyLocks(bucket)
 		if b.ownKey != nil {
 			key := lockedKey(b.ownKey)
-			key.onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, who, nil)
-			key.apply()
+			key.OnlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, who, nil)
+			applyLocks(key)
 		}
 	}
 	if role := s.Function.Role(); role != nil {
 		// The library writes keys of its own choosing under its prefix: the
 		// object actions can only be granted on <bucket>/<prefix>*.
 		arn := "Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix
-		handOver(suppressionApplying("AwsSolutions-IAM5",
+		handOver(plan.SuppressionApplying("AwsSolutions-IAM5",
 			"The bitmap library names its objects (registry rows, generations) under its prefix at run time; the object actions are limited to <bucket>/"+b.Prefix+"*, version reads and deletes to its generation keys <bucket>/"+b.Prefix+"*/segments/*, the bucket itself gets only s3:ListBucket and s3:ListBucketVersions.",
 			[]string{arn + "*", arn + "*/segments/*"}, role))
 	}
@@ -320,7 +322,7 @@ type bitmapBucketValidation struct{ b *BitmapStoreBucket }
 
 // Validate implements constructs.IValidation.
 func (v *bitmapBucketValidation) Validate() *[]*string {
-	return (&validation{problems: v.b.Problems()}).Validate()
+	return (problemsValidation(v.b.Problems())).Validate()
 }
 
 // String names the bucket for messages.

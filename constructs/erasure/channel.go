@@ -1,6 +1,8 @@
 package erasure
 
 import (
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+
 	"fmt"
 	"strings"
 
@@ -142,18 +144,18 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	// subscription to it in the synthesized templates (applied with the
 	// roster's admission, in one call).
 	topicMark := lockedTopic(ch.Topic)
-	topicMark.mark(erasurecheck.TopicMetadataKey, true)
+	topicMark.Mark(erasurecheck.TopicMetadataKey, true)
 	ch.ResponseKey = newKey(this, "ResponseKey", "Erasure response queue and its dead-letter queue")
-	ch.ResponseQueue, ch.ResponseDeadLetterQueue = queuePair{
-		idPrefix: "Response", key: ch.ResponseKey, retentionSeconds: c.QueueRetentionSeconds,
-		maxReceiveCount: c.MaxReceiveCount, queueName: props.ResponseQueueName,
-	}.build(this)
+	ch.ResponseQueue, ch.ResponseDeadLetterQueue = buildPair(queuePair{
+		IDPrefix: "Response", Key: ch.ResponseKey, RetentionSeconds: c.QueueRetentionSeconds,
+		MaxReceiveCount: c.MaxReceiveCount, QueueName: props.ResponseQueueName,
+	}, this)
 
 	early := []*locked{topicMark}
 	if len(props.Stores) > 0 && len(problems) == 0 {
 		early = append(early, ch.admitRoster(props.Stores, topicMark)...)
 	}
-	applyAll(early...)
+	applyLocks(early...)
 	if len(problems) == 0 {
 		ch.lockDown(props)
 	}
@@ -167,47 +169,47 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 
 	// The channel's alarms and their suppressions, in one call (handover.go).
 	var b batch
-	responseDLQAt := b.deadLetterAlarm(this, "ResponseDeadLetterAlarm", ch.ResponseDeadLetterQueue,
+	responseDLQAt := b.DeadLetterAlarm(this, "ResponseDeadLetterAlarm", ch.ResponseDeadLetterQueue,
 		"Store answers reached the response dead-letter queue: the account service failed to process them.")
-	oldestAt := b.oldestMessageAlarm(this, "OldestResponseAlarm", ch.ResponseQueue, c.ExpiryPeriodSeconds,
+	oldestAt := b.OldestMessageAlarm(this, "OldestResponseAlarm", ch.ResponseQueue, c.ExpiryPeriodSeconds,
 		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds))
-	refusedAnswersAlarmAt := b.metricAlarm(this, "RefusedAnswersAlarm",
+	refusedAnswersAlarmAt := b.MetricAlarm(this, "RefusedAnswersAlarm",
 		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
-		b.result(b.readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	conflictingAnswersAlarmAt := b.metricAlarm(this, "ConflictingAnswersAlarm",
+		b.Result(b.readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	conflictingAnswersAlarmAt := b.MetricAlarm(this, "ConflictingAnswersAlarm",
 		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
-		b.result(b.readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	ledgerRefusedAnswersAlarmAt := b.metricAlarm(this, "LedgerRefusedAnswersAlarm",
+		b.Result(b.readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	ledgerRefusedAnswersAlarmAt := b.MetricAlarm(this, "LedgerRefusedAnswersAlarm",
 		"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
-		b.result(b.ledgerRefusals()), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	exhaustedRebroadcastsAlarmAt := b.metricAlarm(this, "ExhaustedRebroadcastsAlarm",
+		b.Result(b.ledgerRefusals()), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	exhaustedRebroadcastsAlarmAt := b.MetricAlarm(this, "ExhaustedRebroadcastsAlarm",
 		fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
-		b.result(b.readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	overdueRequestsAlarmAt := b.metricAlarm(this, "OverdueRequestsAlarm",
+		b.Result(b.readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	overdueRequestsAlarmAt := b.MetricAlarm(this, "OverdueRequestsAlarm",
 		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
-		b.result(b.readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	receiptLogRefusedAlarmAt := b.metricAlarm(this, "ReceiptLogRefusedAlarm",
+		b.Result(b.readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	receiptLogRefusedAlarmAt := b.MetricAlarm(this, "ReceiptLogRefusedAlarm",
 		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
-		b.result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	receiptLogRolledBackAlarmAt := b.metricAlarm(this, "ReceiptLogRolledBackAlarm",
+		b.Result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	receiptLogRolledBackAlarmAt := b.MetricAlarm(this, "ReceiptLogRolledBackAlarm",
 		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
-		b.result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+		b.Result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
 	alarms := []*awscloudwatch.Alarm{&ch.ResponseDeadLetterAlarm, &ch.OldestResponseAlarm, &ch.RefusedAnswersAlarm, &ch.ConflictingAnswersAlarm,
 		&ch.LedgerRefusedAnswersAlarm, &ch.ExhaustedRebroadcastsAlarm, &ch.OverdueRequestsAlarm, &ch.ReceiptLogRefusedAlarm, &ch.ReceiptLogRolledBackAlarm}
 	at := []int{responseDLQAt, oldestAt, refusedAnswersAlarmAt, conflictingAnswersAlarmAt, ledgerRefusedAnswersAlarmAt,
 		exhaustedRebroadcastsAlarmAt, overdueRequestsAlarmAt, receiptLogRefusedAlarmAt, receiptLogRolledBackAlarmAt}
 	made := make([]any, len(at))
 	for i, a := range at {
-		made[i] = b.result(a)
+		made[i] = b.Result(a)
 	}
-	b.add(alarmActionsSuppression(made...))
-	b.add(suppression(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, ch.ResponseDeadLetterQueue))
+	b.Add(plan.AlarmActionsSuppression(made...))
+	b.Add(plan.Suppression(map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}, ch.ResponseDeadLetterQueue))
 	results := b.run()
 	for i, a := range at {
 		*alarms[i] = results[a].(awscloudwatch.Alarm)
 	}
 	if len(problems) > 0 {
-		this.Node().AddValidation(&validation{problems: problems})
+		this.Node().AddValidation(problemsValidation(problems))
 	}
 	return ch
 }
@@ -235,18 +237,18 @@ func (ch *ErasureChannel) admitRoster(stores []RosterStore, topic *locked) []*lo
 		ch.admitRosterAccounts(others, handlers, topic, responses, key)
 		locks = append(locks, key)
 	}
-	responses.deny("OnlyRosterHandlersAnswer", []string{"sqs:SendMessage"}, nil, map[string]any{"ArnNotLike": map[string]any{"aws:PrincipalArn": handlers}})
+	responses.Deny("OnlyRosterHandlersAnswer", []string{"sqs:SendMessage"}, nil, map[string]any{"ArnNotLike": map[string]any{"aws:PrincipalArn": handlers}})
 	if !storesIn(stores, channelAccount, channelAccount) {
 		// No store of the channel's own account: its roles under the handler
 		// path are no roster store's (a same-account role needs no Allow).
-		responses.deny("NoHandlerOfTheChannelAccountAnswers", []string{"sqs:SendMessage"}, nil, channelAccountHandlers(channelAccount, handlers))
+		responses.Deny("NoHandlerOfTheChannelAccountAnswers", []string{"sqs:SendMessage"}, nil, channelAccountHandlers(channelAccount, handlers))
 	}
 	names := make([]any, 0, len(stores))
 	for _, st := range stores {
 		names = append(names, st.Name)
 	}
-	responses.mark(RosterMetadataKey, names)
-	responses.mark(erasurecheck.RosterAccountsMetadataKey, anyList(rosterAccounts(stores, channelAccount)))
+	responses.Mark(RosterMetadataKey, names)
+	responses.Mark(erasurecheck.RosterAccountsMetadataKey, plan.AnyList(rosterAccounts(stores, channelAccount)))
 	return locks
 }
 
@@ -297,28 +299,28 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 		readers = props.Publishers
 	}
 	topic := lockedTopic(ch.Topic)
-	topic.administeredBy(channelpolicy.Topic, admins, channelpolicy.TopicData)
+	topic.AdministeredBy(channelpolicy.Topic, admins, channelpolicy.TopicData)
 	// SNS answers over plain HTTP too, and the topic's EnforceSSL denies only
 	// sns:Publish without TLS: every other action is denied here.
-	topic.deny("EveryActionOverTLSOnly", nil, []string{"sns:Publish"}, map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}})
+	topic.Deny("EveryActionOverTLSOnly", nil, []string{"sns:Publish"}, map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}})
 	topicKey := lockedKey(ch.TopicKey)
-	topicKey.administeredBy(channelpolicy.TopicKey, admins, channelpolicy.KeyUse)
+	topicKey.AdministeredBy(channelpolicy.TopicKey, admins, channelpolicy.KeyUse)
 	if len(props.Publishers) > 0 {
-		topic.mark(channelpolicy.PublishersMetadataKey, anyList(props.Publishers))
-		topic.onlyFrom("OnlyPublishersPublish", []string{"sns:Publish"}, props.Publishers, nil)
+		topic.Mark(channelpolicy.PublishersMetadataKey, plan.AnyList(props.Publishers))
+		topic.OnlyFrom("OnlyPublishersPublish", []string{"sns:Publish"}, props.Publishers, nil)
 		// SNS uses the key for the publisher (its ARN is the caller's). A
 		// service principal needs an Allow of the key policy, which has none,
 		// so the Deny leaves services out rather than name the topic (which
 		// would be a dependency cycle: the topic names the key).
-		topicKey.deny("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, nil, map[string]any{
-			"ArnNotLike": map[string]any{"aws:PrincipalArn": anyList(props.Publishers)},
+		topicKey.Deny("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, nil, map[string]any{
+			"ArnNotLike": map[string]any{"aws:PrincipalArn": plan.AnyList(props.Publishers)},
 			"Bool":       map[string]any{"aws:PrincipalIsAWSService": "false"},
 		})
 	}
 	if len(props.Stores) > 0 {
 		ch.lockSubscriptions(topic, props.Stores, admins, channelAccount, region)
 	}
-	applyAll(topic, topicKey)
+	applyLocks(topic, topicKey)
 	// Declared principals of another account (or of any, where the stack's
 	// account is not known at synth) need the resource policies' Allow too.
 	if others := otherAccounts(props.Publishers, channelAccount); len(others) > 0 {
@@ -335,26 +337,26 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	}
 
 	responses := lockedQueue(ch.ResponseQueue)
-	responses.administeredBy(channelpolicy.ResponseQueue, admins, channelpolicy.QueueData)
+	responses.AdministeredBy(channelpolicy.ResponseQueue, admins, channelpolicy.QueueData)
 	dlq := lockedQueue(ch.ResponseDeadLetterQueue)
 	consumeOrRead := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
-	dlq.administeredBy(channelpolicy.ResponseDLQ, admins, consumeOrRead)
-	dlq.noOne("NoOneSendsDeadLetters", []string{"sqs:SendMessage"})
-	dlq.onlyFrom("OnlyReadersAndAdministratorsConsume", consumeOrRead, append(append([]string{}, readers...), admins...), nil)
+	dlq.AdministeredBy(channelpolicy.ResponseDLQ, admins, consumeOrRead)
+	dlq.NoOne("NoOneSendsDeadLetters", []string{"sqs:SendMessage"})
+	dlq.OnlyFrom("OnlyReadersAndAdministratorsConsume", consumeOrRead, append(append([]string{}, readers...), admins...), nil)
 	key := lockedKey(ch.ResponseKey)
-	key.administeredBy(channelpolicy.ResponseKey, admins, channelpolicy.KeyUse)
+	key.AdministeredBy(channelpolicy.ResponseKey, admins, channelpolicy.KeyUse)
 	if len(readers) > 0 {
-		responses.mark(channelpolicy.ReadersMetadataKey, anyList(readers))
-		responses.onlyFrom("OnlyReadersConsume", channelpolicy.QueueConsume, readers, nil)
-		responses.onlyFrom("OnlyReadersAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append(append([]string{}, readers...), admins...), nil)
+		responses.Mark(channelpolicy.ReadersMetadataKey, plan.AnyList(readers))
+		responses.OnlyFrom("OnlyReadersConsume", channelpolicy.QueueConsume, readers, nil)
+		responses.OnlyFrom("OnlyReadersAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append(append([]string{}, readers...), admins...), nil)
 		if len(props.Stores) > 0 {
-			key.onlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, append([]string{rosterHandlers()}, readers...), nil)
+			key.OnlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, append([]string{rosterHandlers()}, readers...), nil)
 			if !storesIn(props.Stores, channelAccount, channelAccount) {
-				key.deny("NoHandlerOfTheChannelAccountUsesTheKey", channelpolicy.KeyUse, nil, channelAccountHandlers(channelAccount, rosterHandlers()))
+				key.Deny("NoHandlerOfTheChannelAccountUsesTheKey", channelpolicy.KeyUse, nil, channelAccountHandlers(channelAccount, rosterHandlers()))
 			}
 		}
 	}
-	applyAll(responses, dlq, key)
+	applyLocks(responses, dlq, key)
 }
 
 // lockSubscriptions admits a subscription only for a store queue
@@ -366,17 +368,17 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 // store, is denied outright.
 func (ch *ErasureChannel) lockSubscriptions(topic *locked, stores []RosterStore, admins []string, channelAccount, region string) {
 	subscribe := []string{"sns:Subscribe"}
-	topic.onlyFrom("OnlyAdministratorsSubscribe", subscribe, admins, nil)
-	topic.deny("SubscribeOnlySqs", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"sns:Protocol": "sqs"}})
-	topic.deny("SubscribeOnlyStoreQueuesOfTheSubscribersAccount", subscribe, nil, map[string]any{"StringNotLike": map[string]any{
+	topic.OnlyFrom("OnlyAdministratorsSubscribe", subscribe, admins, nil)
+	topic.Deny("SubscribeOnlySqs", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"sns:Protocol": "sqs"}})
+	topic.Deny("SubscribeOnlyStoreQueuesOfTheSubscribersAccount", subscribe, nil, map[string]any{"StringNotLike": map[string]any{
 		"sns:Endpoint": fmt.Sprintf("arn:%s:sqs:*:${aws:PrincipalAccount}:%s*", partition(), contract.QueueNamePrefix)}})
 	switch {
 	case isToken(&channelAccount):
 		// An environment-agnostic channel: its account is only known at
 		// deploy, so the roster's accounts are named outright.
-		topic.deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"aws:PrincipalAccount": anyList(rosterAccounts(stores, channelAccount))}})
+		topic.Deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"aws:PrincipalAccount": plan.AnyList(rosterAccounts(stores, channelAccount))}})
 	case !storesIn(stores, channelAccount, channelAccount):
-		topic.deny("NoOneOfTheChannelAccountSubscribes", subscribe, nil, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": channelAccount}})
+		topic.Deny("NoOneOfTheChannelAccountSubscribes", subscribe, nil, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": channelAccount}})
 	}
 }
 
@@ -402,7 +404,7 @@ func allowDeclared(sid string, accounts, arns, resources []string, also map[stri
 	for _, a := range accounts {
 		principals = append(principals, awsiam.NewAccountPrincipal(jsii.String(a)))
 	}
-	cond := map[string]any{"ArnEquals": map[string]any{"aws:PrincipalArn": anyList(arns)}}
+	cond := map[string]any{"ArnEquals": map[string]any{"aws:PrincipalArn": plan.AnyList(arns)}}
 	if len(also) > 0 {
 		cond["StringEquals"] = also
 	}
@@ -435,13 +437,13 @@ func appendNew(list []string, s string) []string {
 // Allows for every principal, on topic, responses and key.
 func (ch *ErasureChannel) admitRosterAccounts(accounts []string, handlers string, topic, responses, key *locked) {
 	region := envOf(ch.Construct).region
-	topic.allow("RosterSubscribeSqs", []string{"sns:Subscribe"}, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": anyList(accounts), "sns:Protocol": "sqs"}})
-	responses.allow("RosterSendResponses", []string{"sqs:SendMessage"}, map[string]any{
-		"StringEquals": map[string]any{"aws:PrincipalAccount": anyList(accounts)},
+	topic.Allow("RosterSubscribeSqs", []string{"sns:Subscribe"}, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": plan.AnyList(accounts), "sns:Protocol": "sqs"}})
+	responses.Allow("RosterSendResponses", []string{"sqs:SendMessage"}, map[string]any{
+		"StringEquals": map[string]any{"aws:PrincipalAccount": plan.AnyList(accounts)},
 		"ArnLike":      map[string]any{"aws:PrincipalArn": handlers},
 	})
-	key.allow("RosterEncryptResponsesViaSqs", []string{"kms:GenerateDataKey", "kms:Decrypt"}, map[string]any{
-		"StringEquals": map[string]any{"aws:PrincipalAccount": anyList(accounts), "kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)},
+	key.Allow("RosterEncryptResponsesViaSqs", []string{"kms:GenerateDataKey", "kms:Decrypt"}, map[string]any{
+		"StringEquals": map[string]any{"aws:PrincipalAccount": plan.AnyList(accounts), "kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)},
 		"ArnLike":      map[string]any{"aws:PrincipalArn": handlers},
 	})
 }
@@ -531,7 +533,7 @@ func (b *batch) readerMetric(name, code string, opts *awscloudwatch.MetricOption
 			props["label"] = *opts.Label
 		}
 	}
-	return b.add(map[string]any{"op": "metric", "props": props})
+	return b.Add(map[string]any{"op": "metric", "props": props})
 }
 
 // ledgerRefusals is MetricLedgerRefusals made in the batch, its terms r0,
@@ -542,9 +544,9 @@ func (b *batch) ledgerRefusals() int {
 	terms := make([]string, len(contract.LedgerRefusalCodes))
 	for i, code := range contract.LedgerRefusalCodes {
 		terms[i] = fmt.Sprintf("r%d", i)
-		using[terms[i]] = b.result(b.readerMetric(contract.MetricAnswersRefused, code, nil))
+		using[terms[i]] = b.Result(b.readerMetric(contract.MetricAnswersRefused, code, nil))
 	}
-	return b.add(map[string]any{"op": "mathExpression", "props": map[string]any{
+	return b.Add(map[string]any{"op": "mathExpression", "props": map[string]any{
 		"expression": strings.Join(terms, "+"), "usingMetrics": using, "label": "refused by the ledger",
 		"period": minutes(readerMetricPeriodMinutes),
 	}})

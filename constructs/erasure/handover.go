@@ -12,6 +12,8 @@ import (
 
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go/runtime"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 )
 
 // The constructs decide every lock statement, every metadata entry on a
@@ -128,98 +130,11 @@ func asData(v any, refs *[]any) any {
 }
 
 // A batch is the operations of one construct, handed to the kernel in one
-// call by run; an operation names what an earlier one returns by result.
-type batch struct{ ops []map[string]any }
-
-// add appends op and returns its index.
-func (b *batch) add(op map[string]any) int {
-	b.ops = append(b.ops, op)
-	return len(b.ops) - 1
-}
-
-// result stands, in a later operation, for what operation i returns.
-func (b *batch) result(i int) map[string]any { return map[string]any{"$op": i} }
+// call by run (plan.Batch builds them).
+type batch struct{ plan.Batch }
 
 // run hands the operations over and empties the batch.
-func (b *batch) run() []any {
-	ops := b.ops
-	b.ops = nil
-	return handOver(ops...)
-}
-
-// construct creates the class of an aws-cdk-lib module (its path, as
-// "aws-sqs") with props (a jsii struct, or a map of its fields by their
-// jsii names): its index.
-func (b *batch) construct(scope any, module, class, id string, props any) int {
-	return b.add(map[string]any{"op": "new", "module": module, "class": class, "scope": scope, "id": id, "props": props})
-}
-
-// scope is a plain construct id under scope (what constructs.NewConstruct
-// makes), for a Go construct to stand on.
-func (b *batch) scope(scope any, id string) int {
-	return b.add(map[string]any{"op": "scope", "scope": scope, "id": id})
-}
-
-// read reads the named properties of of (strings, as tokens): its index;
-// the result is a map of them by name.
-func (b *batch) read(of any, names ...string) int {
-	return b.add(map[string]any{"op": "read", "of": of, "names": anyList(names)})
-}
-
-// grant is resource.Grant(grantee, actions...).
-func (b *batch) grant(resource, grantee any, actions ...string) {
-	b.add(map[string]any{"op": "grant", "resource": resource, "grantee": grantee, "actions": anyList(actions)})
-}
-
-// grantWrite is resource.GrantWrite(grantee).
-func (b *batch) grantWrite(resource, grantee any) {
-	b.add(map[string]any{"op": "grantWrite", "resource": resource, "grantee": grantee})
-}
-
-// environment is fn.AddEnvironment(name, value).
-func (b *batch) environment(fn any, name string, value *string) {
-	b.add(map[string]any{"op": "environment", "function": fn, "name": name, "value": *value})
-}
-
-// output is a CfnOutput of the join of parts, with its logical id.
-func (b *batch) output(scope any, id, description, logicalID string, parts ...string) {
-	b.add(map[string]any{"op": "output", "scope": scope, "id": id, "description": description, "logicalId": logicalID, "join": anyList(parts)})
-}
-
-// alarm is an Alarm on the queue's metric (its metric<name> method, at
-// period with statistic Maximum), breaching past threshold in one period;
-// it returns the operation's index.
-func (b *batch) alarm(scope any, id, description string, queue any, metric string, threshold float64, compare any) int {
-	return b.add(map[string]any{"op": "alarm", "scope": scope, "id": id, "description": description, "queue": queue,
-		"metric": metric, "period": minutes(1), "statistic": "Maximum", "threshold": threshold, "comparison": compare})
-}
-
-// suppression is the operation that adds cdk-nag suppressions with their
-// reasons to each of scopes and their CloudFormation children, as cdk-nag's
-// NagSuppressions.AddResourceSuppressions with applyToChildren does, unless
-// the app's context turns cdk-nag off (NagContextKey).
-func suppression(reasons map[string]string, scopes ...any) map[string]any {
-	// In a stable order: a template must not change between two synths of
-	// one app (CloudFormation would see a change set in every deploy).
-	ids := make([]string, 0, len(reasons))
-	for id := range reasons {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	rules := make([]any, len(ids))
-	for i, id := range ids {
-		rules[i] = map[string]any{"id": id, "reason": reasons[id]}
-	}
-	return map[string]any{"op": "suppress", "rules": rules, "scopes": scopes, "children": true, "unlessOff": NagContextKey}
-}
-
-// suppressionApplying is the operation that suppresses the finding id of
-// cdk-nag on each of scopes and their children for the findings appliesTo
-// names only (cdk-nag's NagPackSuppression.AppliesTo).
-func suppressionApplying(id, reason string, appliesTo []string, scopes ...any) map[string]any {
-	return map[string]any{"op": "suppress", "rules": []any{map[string]any{"id": id, "reason": reason, "appliesTo": anyList(appliesTo)}},
-		"scopes": scopes, "children": true, "unlessOff": NagContextKey}
-}
+func (b *batch) run() []any { return handOver(b.Take()...) }
 
 // suppress adds cdk-nag suppressions with their reasons to each of scopes
 // and their children, in one jsii call.
@@ -228,21 +143,67 @@ func suppress(reasons map[string]string, scopes ...constructs.IConstruct) {
 	for i, s := range scopes {
 		targets[i] = s
 	}
-	handOver(suppression(reasons, targets...))
+	handOver(plan.Suppression(reasons, targets...))
 }
 
-// subscribe is topic.AddSubscription(SqsSubscription(queue)) with raw
-// message delivery.
-func (b *batch) subscribe(topic, queue any) {
-	b.add(map[string]any{"op": "subscribe", "topic": topic, "queue": queue})
-}
+// NagContextKey is the context key of an app that says whether it runs
+// cdk-nag (plan.NagContextKey): false writes no cdk-nag suppressions.
+const NagContextKey = plan.NagContextKey
 
-// eventSource is fn.AddEventSource(SqsEventSource(queue)) with batchSize,
-// window (nil: none) and partial batch failures reported.
-func (b *batch) eventSource(fn, queue any, batchSize int, window any) {
-	op := map[string]any{"op": "eventSource", "function": fn, "queue": queue, "batchSize": batchSize}
-	if window != nil {
-		op["window"] = window
+// applyPlan hands ops (a plan's, naming objects by plan.Named) to the
+// kernel in one call, with each name resolved from names; what an operation
+// makes under its "as" joins names. It returns what each operation returned.
+func applyPlan(ops []map[string]any, names map[string]any) []any {
+	bound := make([]map[string]any, len(ops))
+	for i, op := range ops {
+		bound[i] = bindNames(op, names).(map[string]any)
 	}
-	b.add(op)
+	results := handOver(bound...)
+	for i, r := range results {
+		if as, ok := ops[i]["as"].(string); ok {
+			names[as] = r
+		}
+	}
+	return results
+}
+
+// answersOf is each result as plan reads it: plain data (what a read
+// returns), nil for an object.
+func answersOf(results []any) []any {
+	answers := make([]any, len(results))
+	for i, r := range results {
+		switch r.(type) {
+		case map[string]any, string:
+			answers[i] = r
+		}
+	}
+	return answers
+}
+
+// bindNames is v with each {"$name": n} replaced by names[n] (through maps
+// and lists); a name it does not hold is a fault of the plan.
+func bindNames(v any, names map[string]any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if n, ok := x["$name"].(string); ok && len(x) == 1 {
+			o, held := names[n]
+			if !held {
+				panic(fmt.Errorf("erasure: the plan names %q, which nothing made", n))
+			}
+			return o
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = bindNames(e, names)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = bindNames(e, names)
+		}
+		return out
+	default:
+		return v
+	}
 }

@@ -1,6 +1,8 @@
 package erasure
 
 import (
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
@@ -135,7 +137,7 @@ func TestHandoverRefusesWhatItDoesNotKnow(t *testing.T) {
 		{"a statement field", []map[string]any{lock(map[string]any{"Sid": "S", "Effect": "Deny", "Principal": "*", "Resource": []any{"*"}, "Action": []any{"sqs:*"}, "NotResource": []any{"x"}})}, "a statement field it does not know: NotResource"},
 		{"a principal", []map[string]any{lock(map[string]any{"Sid": "S", "Effect": "Deny", "Principal": map[string]any{"AWS": "x"}, "Resource": []any{"*"}, "Action": []any{"sqs:*"}})}, `principal must be "*"`},
 		{"an effect", []map[string]any{lock(map[string]any{"Sid": "S", "Effect": "Maybe", "Principal": "*", "Resource": []any{"*"}, "Action": []any{"sqs:*"}})}, "effect must be Allow or Deny"},
-		{"a short reason", []map[string]any{suppression(map[string]string{"AwsSolutions-SQS3": "no"}, queue)}, "needs a reason of 10 characters or more"},
+		{"a short reason", []map[string]any{plan.Suppression(map[string]string{"AwsSolutions-SQS3": "no"}, queue)}, "needs a reason of 10 characters or more"},
 		{"a result not yet made", []map[string]any{{"op": "grant", "resource": map[string]any{"$op": 1}, "grantee": queue, "actions": []any{"sqs:SendMessage"}}}, "operation 1 has not run"},
 		{"a class", []map[string]any{{"op": "new", "module": "aws-sqs", "class": "Quuee", "scope": stack, "id": "X", "props": map[string]any{}}}, "aws-cdk-lib/aws-sqs has no class Quuee"},
 	} {
@@ -162,10 +164,10 @@ func TestHandoverReturnsWhatItMade(t *testing.T) {
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
 	stack := awscdk.NewStack(app, jsii.String("S"), &awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String("111111111111"), Region: jsii.String("eu-west-1")}})
 	var b batch
-	scopeAt := b.scope(stack, "Store")
-	envAt := b.add(map[string]any{"op": "stackEnv", "scope": b.result(scopeAt)})
-	q, d := queuePair{key: nil, retentionSeconds: 60, maxReceiveCount: 3}.add(&b, b.result(scopeAt))
-	arnAt := b.read(b.result(q), "queueArn")
+	scopeAt := b.Scope(stack, "Store")
+	envAt := b.Add(map[string]any{"op": "stackEnv", "scope": b.Result(scopeAt)})
+	q, d := queuePair{Key: nil, RetentionSeconds: 60, MaxReceiveCount: 3}.Add(&b.Batch, b.Result(scopeAt))
+	arnAt := b.Read(b.Result(q), "queueArn")
 	made := b.run()
 	scope, ok := made[scopeAt].(constructs.Construct)
 	if !ok {
@@ -216,8 +218,8 @@ func TestSuppressionsOnlyWhereCdkNagMayRun(t *testing.T) {
 		app := awscdk.NewApp(props)
 		stack := awscdk.NewStack(app, jsii.String("S"), nil)
 		var b batch
-		q, _ := queuePair{retentionSeconds: 60, maxReceiveCount: 3}.add(&b, stack)
-		b.add(suppression(map[string]string{"Serverless-SQSRedrivePolicy": reasonDLQRedrive}, b.result(q)))
+		q, _ := queuePair{RetentionSeconds: 60, MaxReceiveCount: 3}.Add(&b.Batch, stack)
+		b.Add(plan.Suppression(map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}, b.Result(q)))
 		b.run()
 		tpl, _ := app.Synth(nil).GetStackByName(jsii.String("S")).Template().(map[string]interface{})
 		resources, _ := tpl["Resources"].(map[string]interface{})

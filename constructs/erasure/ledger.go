@@ -1,6 +1,8 @@
 package erasure
 
 import (
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -106,7 +108,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	var problems timing.Problems
 	if props == nil || props.Channel == nil || props.Code == nil {
 		problems.Add("ErasureLedger", timing.Missing, "an ErasureLedger needs its Channel and Code (the ledger's Lambda handler)")
-		this.Node().AddValidation(&validation{problems: problems})
+		this.Node().AddValidation(problemsValidation(problems))
 		return l
 	}
 	c := constantsOr(props.Constants)
@@ -162,10 +164,10 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		RemovalPolicy:              awscdk.RemovalPolicy_RETAIN,
 	})
 	suppress(map[string]string{
-		"AwsSolutions-S1":                           reasonAnchorAccessLogs,
-		"NIST.800.53.R5-S3BucketLoggingEnabled":     reasonAnchorAccessLogs,
-		"NIST.800.53.R5-S3BucketReplicationEnabled": reasonAnchorReplication,
-		"NIST.800.53.R5-S3DefaultEncryptionKMS":     reasonAnchorEncryption,
+		"AwsSolutions-S1":                           plan.ReasonAnchorAccessLogs,
+		"NIST.800.53.R5-S3BucketLoggingEnabled":     plan.ReasonAnchorAccessLogs,
+		"NIST.800.53.R5-S3BucketReplicationEnabled": plan.ReasonAnchorReplication,
+		"NIST.800.53.R5-S3DefaultEncryptionKMS":     plan.ReasonAnchorEncryption,
 	}, l.Anchor)
 
 	for n := range props.RoleIDs {
@@ -196,7 +198,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		}
 		f := awslambda.NewFunction(this, jsii.String(id), &awslambda.FunctionProps{
 			Runtime: runtime, Architecture: arch, Handler: jsii.String("bootstrap"), Code: props.Code,
-			Role: role, LogGroup: logs, Timeout: seconds(timeoutSeconds), MemorySize: jsii.Number(defaultHandlerMemoryMB),
+			Role: role, LogGroup: logs, Timeout: seconds(timeoutSeconds), MemorySize: jsii.Number(plan.DefaultHandlerMemoryMB),
 			Environment: &env, Description: jsii.String("Erasure ledger: the " + mode),
 		})
 		for _, page := range l.RosterPages {
@@ -215,8 +217,8 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 			Resources: &[]*string{awscdk.Arn_Format(&awscdk.ArnComponents{Service: jsii.String("ssm"), Resource: jsii.String("parameter"),
 				ResourceName: jsii.String(strings.TrimPrefix(l.RosterPath, "/"))}, st)},
 		}))
-		reasons := functionReasons(reasonLedgerDLQ)
-		reasons["AwsSolutions-IAM5"] = reasonLedgerIndex
+		reasons := plan.FunctionReasons(plan.ReasonLedgerDLQ)
+		reasons["AwsSolutions-IAM5"] = plan.ReasonLedgerIndex
 		suppress(reasons, f, role, logs)
 		return f
 	}
@@ -235,7 +237,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	// response key both ways.
 	ch.ResponseDeadLetterQueue.GrantConsumeMessages(l.Reader)
 	ch.ResponseKey.Grant(l.Reader, jsii.String("kms:Decrypt"), jsii.String("kms:GenerateDataKey"))
-	suppress(map[string]string{"Serverless-LambdaEventSourceMappingDestination": reasonESMDest}, l.Reader)
+	suppress(map[string]string{"Serverless-LambdaEventSourceMappingDestination": plan.ReasonESMDest}, l.Reader)
 	// The sweeper: one at a time, each publisher tick; it publishes on the topic.
 	l.Sweeper = fn("Sweeper", LedgerSweeperRoleName, "sweeper", c.HandlerTimeoutCapSeconds*5)
 	// One sweeper at a time on AWS: a tick that would overlap a sweep still
@@ -252,13 +254,13 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	_, sweeperArn := LedgerPrincipals(partition(), *st.Account())
 	admins := administratorsOr(this, props.Administrators)
 	anchor := lockedBucket(l.Anchor)
-	anchor.administeredBy(channelpolicy.LedgerAnchor, admins, anchorData)
-	anchor.onlyFrom("OnlyTheSweeperAnchors", []string{"s3:PutObject"}, []string{sweeperArn}, nil)
-	anchor.onlyFrom("OnlyTheSweeperAndAuditorsRead", anchorReads, append(append([]string{sweeperArn}, admins...), props.Auditors...), nil)
-	anchor.apply()
+	anchor.AdministeredBy(channelpolicy.LedgerAnchor, admins, anchorData)
+	anchor.OnlyFrom("OnlyTheSweeperAnchors", []string{"s3:PutObject"}, []string{sweeperArn}, nil)
+	anchor.OnlyFrom("OnlyTheSweeperAndAuditorsRead", anchorReads, append(append([]string{sweeperArn}, admins...), props.Auditors...), nil)
+	applyLocks(anchor)
 	cfnAnchor := l.Anchor.Node().DefaultChild().(awscdk.CfnResource)
-	cfnAnchor.AddMetadata(jsii.String(channelpolicy.WritersMetadataKey), anyList([]string{sweeperArn}))
-	cfnAnchor.AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), anyList(props.Auditors))
+	cfnAnchor.AddMetadata(jsii.String(channelpolicy.WritersMetadataKey), plan.AnyList([]string{sweeperArn}))
+	cfnAnchor.AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), plan.AnyList(props.Auditors))
 	l.Sweeper.AddEnvironment(jsii.String(contract.EnvLedgerAnchorBucket), l.Anchor.BucketName(), nil)
 	l.Sweeper.Role().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("s3:PutObject", "s3:GetObject", "s3:GetObjectVersion"),
@@ -273,14 +275,14 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		Targets:     &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(l.Sweeper, &awseventstargets.LambdaFunctionProps{RetryAttempts: jsii.Number(0)})},
 	})
 	suppress(map[string]string{
-		"AwsSolutions-SMG4":                            reasonLedgerRotation,
-		"NIST.800.53.R5-SecretsManagerRotationEnabled": reasonLedgerRotation,
-		"NIST.800.53.R5-DynamoDBInBackupPlan":          reasonLedgerBackup,
-		"NIST.800.53.R5-DynamoDBAutoscalingEnabled":    reasonLedgerOnDemand,
+		"AwsSolutions-SMG4":                            plan.ReasonLedgerRotation,
+		"NIST.800.53.R5-SecretsManagerRotationEnabled": plan.ReasonLedgerRotation,
+		"NIST.800.53.R5-DynamoDBInBackupPlan":          plan.ReasonLedgerBackup,
+		"NIST.800.53.R5-DynamoDBAutoscalingEnabled":    plan.ReasonLedgerOnDemand,
 	}, l.Secret, l.Table)
-	suppress(map[string]string{"Serverless-EventBusDLQ": reasonLedgerSchedule}, rule)
+	suppress(map[string]string{"Serverless-EventBusDLQ": plan.ReasonLedgerSchedule}, rule)
 	if len(problems) > 0 {
-		this.Node().AddValidation(&validation{problems: problems})
+		this.Node().AddValidation(problemsValidation(problems))
 	}
 	return l
 }

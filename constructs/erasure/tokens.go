@@ -1,23 +1,18 @@
 package erasure
 
 import (
-	"regexp"
 	"sync"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 )
 
-// stringToken is how CDK encodes an unresolved token in a string
-// (TokenString's ${Token[…]}, and a list token's element, #{Token[…]}).
-var stringToken = regexp.MustCompile(`[$#]\{Token\[[\w.]+\]\}`)
-
-// isToken says whether s holds an unresolved token, as Token.isUnresolved
-// decides for a string, without a round trip to the jsii kernel (a nil s
-// holds none).
-func isToken(s *string) bool { return s != nil && stringToken.MatchString(*s) }
+// isToken says whether s holds an unresolved token (plan.IsToken), without
+// a round trip to the jsii kernel (a nil s holds none).
+func isToken(s *string) bool { return s != nil && plan.IsToken(*s) }
 
 // partition is ${AWS::Partition}: one token for the process (Aws.PARTITION
 // is a constant of the library), read from the kernel once.

@@ -185,7 +185,82 @@ function eventSource(op) {
   }));
 }
 
-const operations = { new: construct, scope, read, stackEnv, lock, suppress, grant, grantWrite, environment, output, alarm, metric, mathExpression, subscribe, eventSource };
+// subscribeScoped: topic.addSubscription of a subscription that binds as
+// SqsSubscription does (raw delivery, the queue as subscriber scope, the
+// topic's unique id), but lets SNS (op.principal, as the plan decided it)
+// send to the queue and use its key only for op.topicArn (aws:SourceArn).
+function subscribeScoped(op) {
+  const { PolicyStatement, ServicePrincipal } = iam();
+  const { SubscriptionProtocol } = lib('aws-sns');
+  op.topic.addSubscription({
+    bind(topic) {
+      const sns = new ServicePrincipal(op.principal);
+      const fromTopic = { ArnEquals: { 'aws:SourceArn': op.topicArn } };
+      const added = op.queue.addToResourcePolicy(new PolicyStatement({
+        resources: [op.queue.queueArn], actions: ['sqs:SendMessage'], principals: [sns], conditions: fromTopic,
+      }));
+      op.key.addToResourcePolicy(new PolicyStatement({
+        resources: ['*'], actions: ['kms:Decrypt', 'kms:GenerateDataKey'], principals: [sns], conditions: fromTopic,
+      }));
+      return {
+        region: op.region,
+        subscriberScope: op.queue,
+        subscriberId: cdk().Names.nodeUniqueId(topic.node),
+        endpoint: op.queue.queueArn,
+        protocol: SubscriptionProtocol.SQS,
+        rawMessageDelivery: true,
+        subscriptionDependency: added.policyDependable,
+      };
+    },
+  });
+}
+
+// functionRole: the role of a function (CDK made it): its ARN, and its
+// unique id where it is a role of this app (null for an imported one).
+function functionRole(op) {
+  const role = op.function.role;
+  if (role === undefined) throw new Error(`handover: ${op.function.node.path} has no role`);
+  const cfn = role.node.defaultChild;
+  return { roleArn: role.roleArn, roleId: cfn instanceof iam().CfnRole ? cfn.attrRoleId : null };
+}
+
+// same: op.value, as an operation's result: a construct the applier
+// already is (a TypeScript construct is its own scope) stands where the
+// plan makes one.
+function same(op) { return op.value; }
+
+const operations = { new: construct, scope, same, read, stackEnv, lock, suppress, grant, grantWrite, environment, output, alarm, metric, mathExpression, subscribe, subscribeScoped, eventSource, functionRole };
+
+// The value forms of constructs/erasure/plan (its package comment): what
+// crosses as data but is made here.
+const principals = new Map();
+const forms = {
+  $duration(v) {
+    const { Duration } = cdk();
+    if (Number.isInteger(v.seconds)) return Duration.seconds(v.seconds);
+    if (Number.isInteger(v.minutes)) return Duration.minutes(v.minutes);
+    throw new Error('handover: a duration must be whole seconds or minutes');
+  },
+  $enum([module, type, member]) {
+    const e = lib(module)[type];
+    if (e === undefined || !(member in e)) throw new Error(`handover: aws-cdk-lib/${module} has no ${type}.${member}`);
+    return e[member];
+  },
+  $servicePrincipal(service) {
+    let p = principals.get(service);
+    if (p === undefined) {
+      p = new (iam().ServicePrincipal)(service);
+      principals.set(service, p);
+    }
+    return p;
+  },
+  // base's fields, its environment merged with environment, then set over them.
+  $props({ base, environment, set }) {
+    const out = { ...(base ?? {}) };
+    if (environment !== undefined) out.environment = { ...(out.environment ?? {}), ...environment };
+    return Object.assign(out, set ?? {});
+  },
+};
 
 // resolve replaces each {"$op": i} in v by what operation i returned and
 // each {"$ref": i} by refs[i] (through arrays and plain objects, never into
@@ -201,6 +276,9 @@ function resolve(v, results, refs) {
     if (!(v.$ref in refs)) throw new Error(`handover: no value ${v.$ref} was handed over`);
     return refs[v.$ref];
   }
+  const keys = Object.keys(v);
+  if (keys.length === 1 && keys[0] in forms) return forms[keys[0]](resolve(v[keys[0]], results, refs));
+  if ('$name' in v) throw new Error('handover: a name the applier did not bind');
   const out = {};
   for (const [k, e] of Object.entries(v)) out[k] = resolve(e, results, refs);
   return out;

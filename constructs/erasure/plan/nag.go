@@ -1,0 +1,51 @@
+package plan
+
+// NagContextKey is the context key of an app that says whether it runs
+// cdk-nag. When the app's context sets it to false (JSON false, 0, or a
+// string strconv.ParseBool reads as false),
+// the constructs write no cdk-nag suppressions: nothing in that synth reads
+// them, and they were nearly half of a store's template. Absent, or any other
+// value, the suppressions are written, for a cdk-nag the app may run.
+const NagContextKey = "erasure:nag"
+
+// The cdk-nag findings the constructs suppress, each with the reason it does
+// not apply to the erasure channel. Every other rule of the AwsSolutions,
+// Serverless and NIST 800-53 rev 5 packs is met at its cause.
+const (
+	ReasonAlarmAction       = "Where an alarm pages (on-call tool, chat, ticket) is the operator's choice; wire it with Alarm.AddAlarmAction. The construct cannot pick a destination."
+	ReasonDLQRedrive        = "This is the dead-letter queue: a queue behind it would move failed erasure requests further from the operator; the DLQ is alarmed instead."
+	ReasonLambdaDLQ         = "The function is invoked by an SQS event source, never asynchronously: failed requests go to the queue's dead-letter queue through its redrive policy."
+	ReasonESMDest           = "An SQS event source has no on-failure destination; the queue's redrive policy sends a failed request to its dead-letter queue intact."
+	ReasonTracing           = "The channel's evidence is its answers, ErasureAnswers/ErasureNotApplicable metrics and DLQ alarms; X-Ray would need a wildcard grant. Teams may enable it on their own function."
+	ReasonLogsKMS           = "The handler's logs carry codes, message types, outcomes and counts only, never a body, key, address or requestId (tested); CloudWatch Logs encrypts them at rest."
+	ReasonInline            = "CDK's per-role default policy holds this store's least-privilege statements; a managed policy would be shared between stores."
+	ReasonConcurrency       = "A reserved concurrency limit can throttle erasure requests into the dead-letter queue; the queue's visibility timeout and redrive already bound the work. Limit the event source's maximum concurrency if a store must."
+	ReasonVPC               = "The handler reaches only AWS APIs (SQS and its store); placing it in a VPC is the store team's network decision, not the channel's."
+	ReasonSNSRedrive        = "SNS retries deliveries to SQS for days (AWS's SQS delivery policy); a delivery that keeps failing is a wiring fault the app-wide check (erasurecheck) refuses at synth: a key SNS cannot use, no queue policy."
+	ReasonBucketLogs        = "Server access logs would record every object key, including the subject directory's account digests, in a log bucket that outlives each erasure; audit access with CloudTrail data events instead."
+	ReasonLedgerDLQ         = "The reader is invoked by the response queue's event source (a failed answer returns to the queue, then its dead-letter queue); the sweeper by a schedule that runs again each publisher tick and finds what a failed run left."
+	ReasonLedgerIndex       = "The only wildcard is the table's own pending index (<table>/index/pending), which the sweeper queries; every action is named."
+	ReasonLedgerRotation    = "The ledger's root secret keys the receipts' key digests and the receipt log's signatures: rotating it would orphan every digest and tree head already issued. It is encrypted under the ledger's own key and readable by the ledger's two roles only."
+	ReasonLedgerBackup      = "Point-in-time recovery is on; an AWS Backup plan is the operator's retention choice (receipts must outlive a deletion, not live forever)."
+	ReasonLedgerSchedule    = "A missed sweep has nothing to re-deliver: the next one, a publisher tick later, finds everything the missed one would have (the rule does not retry)."
+	ReasonAnchorAccessLogs  = "The anchor holds only signed tree heads under Object Lock (compliance mode): no write can change or remove one, and the verifier checks every head it reads; CloudTrail data events are the account's choice for who wrote what."
+	ReasonAnchorReplication = "A head that is lost to a Region's outage is rewritten by the next append and sweep; replication of a compliance-locked bucket is the operator's choice of a second Region."
+	ReasonAnchorEncryption  = "Signed tree heads hold no personal data, and S3's own key keeps the anchor readable even if the ledger's key were disabled by someone who can administer it."
+	ReasonLedgerOnDemand    = "The table is on-demand (PAY_PER_REQUEST): it scales without autoscaling policies."
+	ReasonReplication       = "A replica is a copy subject erasure cannot reach (eraseSubject does not reach replicas); replication is kept off by design."
+)
+
+// FunctionReasons are the cdk-nag findings every function the constructs
+// build answers the same way, with dlq the reason it needs no DLQ of its own.
+func FunctionReasons(dlq string) map[string]string {
+	return map[string]string{
+		"Serverless-LambdaDLQ":                           dlq,
+		"NIST.800.53.R5-LambdaDLQ":                       dlq,
+		"Serverless-LambdaEventSourceMappingDestination": ReasonESMDest,
+		"Serverless-LambdaTracing":                       ReasonTracing,
+		"NIST.800.53.R5-LambdaConcurrency":               ReasonConcurrency,
+		"NIST.800.53.R5-LambdaInsideVPC":                 ReasonVPC,
+		"NIST.800.53.R5-IAMNoInlinePolicy":               ReasonInline,
+		"NIST.800.53.R5-CloudWatchLogGroupEncrypted":     ReasonLogsKMS,
+	}
+}

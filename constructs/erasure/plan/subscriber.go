@@ -1,0 +1,589 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
+	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
+)
+
+// SubscriberInput is an ErasureSubscriber's props and the facts of the app
+// that its decisions read, as data: every CDK language's construct gathers
+// the same facts and gets the same operations.
+//
+// The applier holds these objects by name (Named) for the operations:
+// "scope" (the construct's scope), "topic", "responseQueue", "responseKey"
+// (the response queue's key, when it has one), "handler" (Handler) and
+// "handlerProps" (HandlerProps, the props as given).
+type SubscriberInput struct {
+	// ID is the construct's id.
+	ID string `json:"id"`
+	// Name is the store's subscriber name, as given.
+	Name string `json:"name"`
+	// Partition is the app's token for the partition (Aws.PARTITION).
+	Partition string `json:"partition"`
+
+	Topic         *TopicFacts         `json:"topic,omitempty"`         // nil: no topic given
+	ResponseQueue *ResponseQueueFacts `json:"responseQueue,omitempty"` // nil: no response queue given
+	Handler       *HandlerFacts       `json:"handler,omitempty"`       // nil: no handler function given
+	HandlerProps  *HandlerPropsFacts  `json:"handlerProps,omitempty"`  // nil: no handler props given
+
+	HandlerTimeout    *DurationFact `json:"handlerTimeout,omitempty"`
+	VisibilityTimeout *DurationFact `json:"visibilityTimeout,omitempty"`
+	PassTwoDelay      *DurationFact `json:"passTwoDelay,omitempty"`
+	BatchTimeout      *DurationFact `json:"batchTimeout,omitempty"`
+	MaxBatchingWindow *DurationFact `json:"maxBatchingWindow,omitempty"`
+	RetentionPeriod   *DurationFact `json:"retentionPeriod,omitempty"`
+	MaxReceiveCount   *NumberFact   `json:"maxReceiveCount,omitempty"`
+	BatchSize         *NumberFact   `json:"batchSize,omitempty"`
+
+	// Administrators are the given administrators' ARN patterns, or none.
+	Administrators []string `json:"administrators,omitempty"`
+
+	// Constants overrides the embedded channel constants (Go tests only).
+	Constants *contract.Constants `json:"-"`
+
+	// Answers holds what the hand-over of each earlier step returned,
+	// operation by operation: plain data (maps of strings) where an
+	// operation reads, nil where it makes an object.
+	Answers [][]any `json:"answers,omitempty"`
+}
+
+// TopicFacts are what the decisions read of the erasure topic.
+type TopicFacts struct {
+	Arn string `json:"arn"` // its TopicArn (a token for a topic of this app)
+	// StackRegion is the region of the topic's stack (a token for an
+	// environment-agnostic one).
+	StackRegion string `json:"stackRegion"`
+	FIFO        bool   `json:"fifo"`
+	// RestrictsSqsDecryption: the topic's app sets
+	// @aws-cdk/aws-sns-subscriptions:restrictSqsDescryption.
+	RestrictsSqsDecryption bool `json:"restrictsSqsDecryption"`
+}
+
+// ResponseQueueFacts are what the decisions read of the response queue.
+type ResponseQueueFacts struct {
+	URL    string `json:"url"`    // its QueueUrl (a token)
+	FIFO   bool   `json:"fifo"`   // a FIFO queue
+	HasKey bool   `json:"hasKey"` // its encryptionMasterKey is known
+	InApp  bool   `json:"inApp"`  // it is a queue of this app (it has a default child)
+}
+
+// RoleFacts are a handler role's ARN and, for a role of this app, its
+// unique id (nil for an imported role).
+type RoleFacts struct {
+	Arn string  `json:"arn"`
+	ID  *string `json:"id"`
+}
+
+// HandlerFacts are what the decisions read of a given handler function.
+type HandlerFacts struct {
+	Timeout *DurationFact `json:"timeout,omitempty"` // nil: Lambda's default
+	Role    *RoleFacts    `json:"role,omitempty"`    // nil: it has none
+}
+
+// HandlerPropsFacts say which of the given handler props are set.
+type HandlerPropsFacts struct {
+	Timeout      bool       `json:"timeout"`
+	FunctionName bool       `json:"functionName"`
+	MemorySize   bool       `json:"memorySize"`
+	LogGroup     bool       `json:"logGroup"`
+	Role         *RoleFacts `json:"role,omitempty"` // the given role, or nil
+}
+
+// DurationFact is a Duration prop: unresolved (a token), or its milliseconds.
+type DurationFact struct {
+	Unresolved bool    `json:"unresolved"`
+	Millis     float64 `json:"millis"`
+}
+
+// NumberFact is a number prop: unresolved (a token), or its value.
+type NumberFact struct {
+	Unresolved bool    `json:"unresolved"`
+	Value      float64 `json:"value"`
+}
+
+// SubscriberStep is the next hand-over: apply Ops in order, then, unless
+// Final, call Subscriber again with their answers appended.
+type SubscriberStep struct {
+	Ops   []map[string]any `json:"ops"`
+	Final bool             `json:"final"`
+	// Settings are the timing settings the props resolve to.
+	Settings timing.Store `json:"settings"`
+	// Problems (with Final) are every problem, one line each, each naming
+	// the property, the problem type, the value and the cap: the construct
+	// adds them as its validation, and synth fails with all of them.
+	Problems []string `json:"problems"`
+	// HandlerRoleID (with Final) is the handler role's unique id (a token),
+	// or "" when it is unknown.
+	HandlerRoleID string `json:"handlerRoleId,omitempty"`
+	// Learned (after the first step) is what the first hand-over read.
+	Learned *Learned `json:"learned,omitempty"`
+}
+
+// Learned is what the subscriber's first hand-over read: its stack's
+// account and region and its queues' ARNs (tokens).
+type Learned struct {
+	Account            string `json:"account"`
+	Region             string `json:"region"`
+	QueueArn           string `json:"queueArn"`
+	DeadLetterQueueArn string `json:"deadLetterQueueArn"`
+}
+
+// The names the applier holds the subscriber's objects by, once made.
+const (
+	NameThis               = "this"
+	NameKey                = "key"
+	NameQueue              = "queue"
+	NameDeadLetterQueue    = "deadLetterQueue"
+	NameLogGroup           = "logGroup"
+	NameRole               = "role"
+	NameFunction           = "function"
+	NameDeadLetterAlarm    = "deadLetterAlarm"
+	NameOldestMessageAlarm = "oldestMessageAlarm"
+)
+
+// DefaultHandlerMemoryMB is the handler's memory when its props set none:
+// above Lambda's 128 MB default, which also buys CPU for a batch's
+// validation and a store's destructive call.
+const DefaultHandlerMemoryMB = 256
+
+// lambdaDefaultTimeoutSeconds is Lambda's timeout for a function that sets none.
+const lambdaDefaultTimeoutSeconds = 3
+
+// globalSNSPrincipal is the principal SNS presents between default regions.
+const globalSNSPrincipal = "sns.amazonaws.com"
+
+// Subscriber is the next step of building an ErasureSubscriber: the
+// operations of its next hand-over, decided from in alone. The first step
+// makes the construct, its key and queues (and, when it builds the handler,
+// its log group and role) and reads their tokens; the next makes the
+// function and wires everything. Problems never stop it: every problem is
+// collected, the resources are built with the safe defaults, and the
+// construct's validation fails the synth with all of them.
+func Subscriber(in SubscriberInput) SubscriberStep {
+	c := contract.Channel()
+	if in.Constants != nil {
+		c = *in.Constants
+	}
+	path := "ErasureSubscriber[" + in.Name + "]"
+	settings, problems := resolveSubscriber(in, c, path)
+	// Build with the checked settings when they hold, else with the safe
+	// defaults, so that CDK's own range checks never pre-empt the full list.
+	build := settings
+	if len(problems) > 0 {
+		build = timing.Defaults(c)
+	}
+	step := SubscriberStep{Settings: settings}
+	validName := contract.IsSubscriberName(in.Name)
+
+	var first Batch
+	thisAt := first.Scope(Named("scope"), in.ID)
+	first.Ops[thisAt]["as"] = NameThis
+	self := first.Result(thisAt)
+	envAt := first.StackEnv(self)
+	keyAt := first.Key(self, "Key", "Erasure queue and dead-letter queue of subscriber "+in.Name)
+	first.Ops[keyAt]["as"] = NameKey
+	pair := QueuePair{
+		Key: first.Result(keyAt), RetentionSeconds: build.RetentionSeconds, MaxReceiveCount: build.MaxReceiveCount,
+		VisibilitySeconds: build.VisibilityTimeoutSeconds, QueueAs: NameQueue, DeadLetterAs: NameDeadLetterQueue,
+	}
+	if validName {
+		// The name the channel's topic admits a subscription for.
+		pair.QueueName = contract.QueueName(in.Name)
+	}
+	queueAt, dlqAt := pair.Add(&first, self)
+	queueAttrs := first.Read(first.Result(queueAt), "queueUrl", "queueArn")
+	dlqAttrs := first.Read(first.Result(dlqAt), "queueArn")
+	builds := in.HandlerProps != nil && in.Handler == nil
+	ownRole := builds && in.HandlerProps.Role == nil && !in.HandlerProps.LogGroup
+	roleAttrs := -1
+	if ownRole {
+		// Least privilege instead of AWSLambdaBasicExecutionRole: the
+		// handler may write to its own log group and nothing else.
+		logsAt := first.Construct(self, "aws-logs", "LogGroup", "HandlerLogs", map[string]any{"retention": RetentionOneMonth})
+		first.Ops[logsAt]["as"] = NameLogGroup
+		rp := map[string]any{"assumedBy": ServicePrincipal(LambdaService), "description": "Erasure handler of subscriber " + in.Name}
+		if validName {
+			// The name the channel's roster admits (contract.HandlerName).
+			rp["roleName"] = contract.HandlerName(in.Name)
+			// The path the channel's shared policies admit once for every
+			// store (contract.HandlerRolePath).
+			rp["path"] = contract.HandlerRolePath
+		}
+		roleAt := first.Construct(self, "aws-iam", "Role", "HandlerRole", rp)
+		first.Ops[roleAt]["as"] = NameRole
+		roleAttrs = first.Read(first.Result(roleAt), "roleArn", "roleId")
+	}
+	if len(in.Answers) < 1 {
+		step.Ops = first.Ops
+		return step
+	}
+	read := answerReader(in.Answers[0])
+	learned := &Learned{
+		Account: read(envAt, "account"), Region: read(envAt, "region"),
+		QueueArn: read(queueAttrs, "queueArn"), DeadLetterQueueArn: read(dlqAttrs, "queueArn"),
+	}
+	step.Learned = learned
+	queueURL := read(queueAttrs, "queueUrl")
+	this := Named(NameThis)
+
+	// The wiring, in order, in one hand-over (two when CDK makes the
+	// handler's role and the locks must name it).
+	var b Batch
+	if t := in.Topic; t != nil {
+		principal := iameval.SNSServicePrincipal(topicRegion(t), known(learned.Region))
+		if t.RestrictsSqsDecryption && principal == globalSNSPrincipal {
+			// CDK's own subscription scopes both statements to the topic
+			// under this flag.
+			b.Subscribe(Named("topic"), Named(NameQueue))
+		} else {
+			// Like SqsSubscription: a topic imported by ARN names its
+			// region, so a store in another region subscribes across regions.
+			region := ""
+			if !IsToken(t.Arn) {
+				if parts := strings.Split(t.Arn, ":"); len(parts) > 3 {
+					region = parts[3]
+				}
+			}
+			b.SubscribeScoped(Named("topic"), Named(NameQueue), Named(NameKey), principal, t.Arn, region)
+		}
+	}
+
+	env := map[string]string{
+		contract.EnvSubscriber:          in.Name,
+		contract.EnvQueueURL:            queueURL,
+		contract.EnvPassTwoDelaySeconds: strconv.Itoa(build.PassTwoDelaySeconds),
+		contract.EnvBatchTimeoutSeconds: strconv.Itoa(build.BatchTimeoutSeconds),
+	}
+	if in.ResponseQueue != nil {
+		env[contract.EnvResponseQueueURL] = in.ResponseQueue.URL
+	}
+	var fn any          // the handler, as the operations name it
+	var role *RoleFacts // the handler's role, nil for none
+	cur := &b           // the batch the rest goes to
+	switch {
+	case in.Handler != nil && in.HandlerProps == nil:
+		fn = Named("handler")
+		for _, k := range slices.Sorted(mapKeys(env)) {
+			b.Environment(fn, k, env[k])
+		}
+		role = in.Handler.Role
+	case builds:
+		set := map[string]any{"timeout": Seconds(build.HandlerTimeoutSeconds)}
+		if !in.HandlerProps.FunctionName && validName {
+			// SQS names an answer's sender "<role id>:<function name>": the
+			// response reader's roster recognises the store by it.
+			set["functionName"] = contract.HandlerName(in.Name)
+		}
+		if !in.HandlerProps.MemorySize {
+			set["memorySize"] = DefaultHandlerMemoryMB
+		}
+		if ownRole {
+			// logs:CreateLogStream and logs:PutLogEvents on this group
+			b.GrantWrite(Named(NameLogGroup), Named(NameRole))
+			set["role"], set["logGroup"] = Named(NameRole), Named(NameLogGroup)
+		}
+		envAny := make(map[string]any, len(env))
+		for k, v := range env {
+			envAny[k] = v
+		}
+		fnAt := b.Construct(this, "aws-lambda", "Function", "Handler",
+			map[string]any{"$props": map[string]any{"base": Named("handlerProps"), "environment": envAny, "set": set}})
+		b.Ops[fnAt]["as"] = NameFunction
+		fn = b.Result(fnAt)
+		switch {
+		case ownRole:
+			id := read(roleAttrs, "roleId")
+			role = &RoleFacts{Arn: read(roleAttrs, "roleArn"), ID: &id}
+		case in.HandlerProps.Role != nil:
+			role = in.HandlerProps.Role
+		default:
+			// CDK makes the function a role of its own: make the function
+			// now, and ask.
+			roleAt := b.FunctionRole(fn)
+			if len(in.Answers) < 2 {
+				step.Ops = b.Ops
+				return step
+			}
+			r := in.Answers[1][roleAt].(map[string]any)
+			role = &RoleFacts{Arn: r["roleArn"].(string)}
+			if id, ok := r["roleId"].(string); ok {
+				role.ID = &id
+			}
+			fn, cur = Named(NameFunction), &Batch{}
+		}
+	}
+	admins := in.Administrators
+	if len(admins) == 0 {
+		admins = []string{channelpolicy.DefaultAdministrators(in.Partition, learned.Account, learned.Region)}
+	}
+	queue := LockedResource(Named(NameQueue), learned.QueueArn)
+	if fn != nil {
+		var window any
+		if build.MaxBatchingWindowSeconds > 0 {
+			window = Seconds(build.MaxBatchingWindowSeconds)
+		}
+		cur.EventSource(fn, Named(NameQueue), build.BatchSize, window)
+		if in.ResponseQueue != nil {
+			grantSend(cur, Named("responseQueue"), in.ResponseQueue.HasKey, Named("responseKey"), fn)
+		}
+		grantSend(cur, Named(NameQueue), true, Named(NameKey), fn) // pass two re-sends to the store's own queue
+		if role == nil {
+			queue.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
+			cur.Add(queue.Op())
+		} else {
+			var topics []string
+			if in.Topic != nil {
+				topics = []string{in.Topic.Arn}
+			}
+			lockDown(cur, queue, learned, role.Arn, admins, topics)
+			if role.ID != nil {
+				step.HandlerRoleID = *role.ID
+				// Pass two is proven by identity: the handler accepts its
+				// marker only from "<this role id>:<its function name>".
+				cur.Environment(fn, contract.EnvHandlerRoleID, *role.ID)
+				// The account service authenticates the store's answers by
+				// this role id: cdk deploy --outputs-file hands it to
+				// erasurectl watch --role-ids-from.
+				cur.Output(this, "HandlerRoleId", "Erasure store "+in.Name+": <store>=<its handler role's unique id>, for the account service's roster",
+					contract.RoleIDOutputPrefix+contract.NameDigest(in.Name), in.Name+"=", *role.ID)
+			} else {
+				problems.Add(path+".handler.role", timing.Missing, "the handler's role is imported, so its unique id (RoleId) is unknown and the handler cannot prove a pass-two marker its own: give the handler a role built in this app")
+			}
+		}
+	} else {
+		queue.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
+		cur.Add(queue.Op())
+	}
+
+	deadLetters := cur.DeadLetterAlarm(this, "DeadLetterAlarm", Named(NameDeadLetterQueue),
+		"Erasure requests for subscriber "+in.Name+" reached the dead-letter queue: they were not handled and need an operator.")
+	cur.Ops[deadLetters]["as"] = NameDeadLetterAlarm
+	oldest := cur.OldestMessageAlarm(this, "OldestMessageAlarm", Named(NameQueue), build.WorstCaseSeconds(),
+		fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", in.Name, build.WorstCaseSeconds()))
+	cur.Ops[oldest]["as"] = NameOldestMessageAlarm
+
+	// Each suppression on the resources it concerns only: cdk-nag writes its
+	// reasons into every resource it is applied to, and a subscriber-wide
+	// suppression quintupled each store's template.
+	cur.Add(AlarmActionsSuppression(cur.Result(deadLetters), cur.Result(oldest)))
+	if fn != nil {
+		handler := []any{fn} // a function's own default role is its child
+		if ownRole {
+			handler = append(handler, Named(NameRole), Named(NameLogGroup))
+		}
+		cur.Add(Suppression(FunctionReasons(ReasonLambdaDLQ), handler...))
+	}
+	// The subscription is the queue's child; the queue itself has a redrive policy.
+	cur.Add(Suppression(map[string]string{"Serverless-SNSRedrivePolicy": ReasonSNSRedrive, "Serverless-SQSRedrivePolicy": ReasonDLQRedrive},
+		Named(NameQueue), Named(NameDeadLetterQueue)))
+	step.Ops, step.Final = cur.Ops, true
+	step.Problems = problems.Strings()
+	if step.Problems == nil {
+		step.Problems = []string{}
+	}
+	return step
+}
+
+// lockDown locks the store's queues and key to their path: only
+// administrators act off the data path; only the erasure topic (through SNS)
+// and the handler (pass two) send; only the handler consumes, reads the
+// queue's attributes and uses the key besides SNS; nobody sends to the
+// dead-letter queue, and only administrators read it.
+func lockDown(b *Batch, q *Locked, learned *Learned, roleArn string, admins, topics []string) {
+	q.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
+	// Taking requests off the store's queue is denied to every principal but
+	// the handler's role (the event source polls with it), in any account,
+	// whatever its own policies allow: a request read by anyone else is a
+	// request the store never erases.
+	q.Deny("OnlyTheHandlerConsumes", channelpolicy.QueueConsume, nil, map[string]any{"ArnNotEquals": map[string]any{"aws:PrincipalArn": roleArn}})
+	q.OnlyFrom("OnlyTheTopicAndTheHandlerSend", []string{"sqs:SendMessage"}, []string{roleArn}, topics)
+	q.OnlyFrom("OnlyTheHandlerAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append([]string{roleArn}, admins...), nil)
+
+	dlq := LockedResource(Named(NameDeadLetterQueue), learned.DeadLetterQueueArn)
+	consumeOrRead := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
+	dlq.AdministeredBy(channelpolicy.DeadLetters, admins, consumeOrRead)
+	dlq.NoOne("NoOneSendsDeadLetters", []string{"sqs:SendMessage"})
+	dlq.OnlyFrom("OnlyAdministratorsConsume", consumeOrRead, admins, nil)
+
+	k := LockedKey(Named(NameKey))
+	k.AdministeredBy(channelpolicy.QueueKey, admins, channelpolicy.KeyUse)
+	k.OnlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, []string{roleArn}, topics)
+	b.Add(q.Op())
+	b.Add(dlq.Op())
+	b.Add(k.Op())
+}
+
+// grantSend lets grantee send to q and nothing more: sqs:SendMessage, and on
+// an encrypted queue the two key actions SendMessage needs (CDK's
+// grantSendMessages adds kms:Encrypt, kms:ReEncrypt* and kms:GenerateDataKey*).
+func grantSend(b *Batch, q any, hasKey bool, key, grantee any) {
+	b.Grant(q, grantee, "sqs:SendMessage")
+	if hasKey {
+		b.Grant(key, grantee, "kms:GenerateDataKey", "kms:Decrypt")
+	}
+}
+
+// topicRegion is the topic's region as SNS's principal is decided by it:
+// its ARN's, else its stack's, else unknown ("").
+func topicRegion(t *TopicFacts) string {
+	if !IsToken(t.Arn) {
+		return iameval.ARNRegion(t.Arn)
+	}
+	return known(t.StackRegion)
+}
+
+// known is s, or "" when s is a token.
+func known(s string) string {
+	if IsToken(s) {
+		return ""
+	}
+	return s
+}
+
+// answerReader reads the string field of an operation's answer.
+func answerReader(answers []any) func(i int, field string) string {
+	return func(i int, field string) string {
+		m, _ := answers[i].(map[string]any)
+		s, _ := m[field].(string)
+		return s
+	}
+}
+
+func mapKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// stringToken is how CDK encodes an unresolved token in a string
+// (TokenString's ${Token[…]}, and a list token's element, #{Token[…]}).
+var stringToken = regexp.MustCompile(`[$#]\{Token\[[\w.]+\]\}`)
+
+// IsToken says whether s holds an unresolved token, as Token.isUnresolved
+// decides for a string.
+func IsToken(s string) bool { return stringToken.MatchString(s) }
+
+// resolveSubscriber turns the props into timing settings and lists every problem.
+func resolveSubscriber(p SubscriberInput, c contract.Constants, path string) (timing.Store, timing.Problems) {
+	var l timing.Problems
+	s := timing.Defaults(c)
+	field := func(name string) string { return path + "." + name }
+
+	if !contract.IsSubscriberName(p.Name) {
+		l.Add(field("name"), timing.Invalid, "%q is not a subscriber name: 1 to 64 of a-z, 0-9 and -, starting with a letter, not ending with -", p.Name)
+	}
+	if p.Topic == nil {
+		l.Add(field("topic"), timing.Invalid, "the erasure topic is required")
+	} else if p.Topic.FIFO {
+		l.Add(field("topic"), timing.FIFO, "a FIFO topic cannot deliver to a standard queue, and pass two needs per-message delay")
+	}
+	if p.ResponseQueue == nil {
+		l.Add(field("responseQueue"), timing.Invalid, "the response queue is required")
+	} else if p.ResponseQueue.FIFO {
+		l.Add(field("responseQueue"), timing.FIFO, "the channel's response queue is a standard queue")
+	} else if !p.ResponseQueue.HasKey && !p.ResponseQueue.InApp {
+		l.Add(field("responseQueue"), timing.Missing, "imported without its key, so the handler cannot be granted the key every answer is encrypted with; "+
+			"import it with its queue ARN and its key ARN (Queue.fromQueueAttributes with queueArn <ErasureResponseQueueArn> and keyArn <ErasureResponseKeyArn>, the channel stack's outputs)")
+	}
+	if (p.Handler == nil) == (p.HandlerProps == nil) {
+		l.Add(field("handler"), timing.Invalid, "give exactly one of handler and handlerProps")
+	}
+
+	timeoutOK := true
+	if p.HandlerTimeout != nil {
+		s.HandlerTimeoutSeconds, timeoutOK = WholeSeconds(&l, field("handlerTimeout"), p.HandlerTimeout)
+	}
+	if p.Handler != nil {
+		fnSeconds, ok := lambdaDefaultTimeoutSeconds, true
+		if t := p.Handler.Timeout; t != nil {
+			fnSeconds, ok = WholeSeconds(&l, field("handler.timeout"), t)
+		}
+		switch {
+		case !ok:
+			timeoutOK = false
+		case p.HandlerTimeout == nil:
+			s.HandlerTimeoutSeconds = fnSeconds
+		case timeoutOK && fnSeconds != s.HandlerTimeoutSeconds:
+			l.Add(field("handlerTimeout"), timing.NotDerived, "%d s differs from the handler function's timeout of %d s", s.HandlerTimeoutSeconds, fnSeconds)
+		}
+	}
+	if p.HandlerProps != nil && p.HandlerProps.Timeout {
+		l.Add(field("handlerProps.timeout"), timing.Invalid, "set handlerTimeout, not handlerProps.timeout: the construct derives the queue from it")
+	}
+	s.VisibilityTimeoutSeconds = c.VisibilityTimeoutMultiplier * s.HandlerTimeoutSeconds
+	if p.VisibilityTimeout != nil {
+		if v, ok := WholeSeconds(&l, field("visibilityTimeout"), p.VisibilityTimeout); ok && timeoutOK {
+			s.VisibilityTimeoutSeconds = v
+		}
+	}
+	overrideNumber(&l, field("maxReceiveCount"), p.MaxReceiveCount, &s.MaxReceiveCount)
+	overrideSeconds(&l, field("passTwoDelay"), p.PassTwoDelay, &s.PassTwoDelaySeconds)
+	if p.BatchTimeout != nil {
+		if v, ok := WholeSeconds(&l, field("batchTimeout"), p.BatchTimeout); ok {
+			s.BatchTimeoutSeconds = v
+		}
+	} else if s.HandlerTimeoutSeconds < s.BatchTimeoutSeconds && timeoutOK {
+		s.BatchTimeoutSeconds = max(s.HandlerTimeoutSeconds, 1) // a shorter handler gets a batch timeout that fits
+	}
+	overrideNumber(&l, field("batchSize"), p.BatchSize, &s.BatchSize)
+	overrideSeconds(&l, field("maxBatchingWindow"), p.MaxBatchingWindow, &s.MaxBatchingWindowSeconds)
+	overrideSeconds(&l, field("retentionPeriod"), p.RetentionPeriod, &s.RetentionSeconds)
+	if timeoutOK {
+		l = append(l, s.Check(c, path)...)
+	}
+	return s, l
+}
+
+// WholeSeconds reads d as whole seconds. ok is false, with a problem added,
+// for an unresolved token or a fraction of a second.
+func WholeSeconds(l *timing.Problems, path string, d *DurationFact) (int, bool) {
+	if d.Unresolved {
+		l.Add(path, timing.UnresolvedToken, "a token cannot be checked against its cap at synth; give a literal duration")
+		return 0, false
+	}
+	ms := d.Millis
+	if ms != math.Trunc(ms) || math.Mod(ms, 1000) != 0 {
+		l.Add(path, timing.Invalid, "%g ms is not a whole number of seconds", ms)
+		return 0, false
+	}
+	return int(ms / 1000), true
+}
+
+// overrideSeconds sets *dst from d when d is given and reads as whole seconds.
+func overrideSeconds(l *timing.Problems, path string, d *DurationFact, dst *int) {
+	if d == nil {
+		return
+	}
+	if v, ok := WholeSeconds(l, path, d); ok {
+		*dst = v
+	}
+}
+
+// overrideNumber sets *dst from n when n is given and is a whole number.
+func overrideNumber(l *timing.Problems, path string, n *NumberFact, dst *int) {
+	if n == nil {
+		return
+	}
+	if n.Unresolved {
+		l.Add(path, timing.UnresolvedToken, "a token cannot be checked against its cap at synth; give a literal number")
+		return
+	}
+	if n.Value != math.Trunc(n.Value) {
+		l.Add(path, timing.Invalid, "%g is not a whole number", n.Value)
+		return
+	}
+	*dst = int(n.Value)
+}
