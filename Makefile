@@ -46,7 +46,39 @@ TSAPP   := $(CURDIR)/cmd/erasurectl/testdata/tsapp
 TSTWIN  := $(CURDIR)/tools/bench
 SARIF_MULTITOOL := $(TOOLS)/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
 
-tools: $(TOOLS)/node_modules/.installed $(TSAPP)/node_modules/.installed $(TSTWIN)/node_modules/.installed
+# The ErasureSubscriber package for TypeScript and every jsii language
+# (constructs/typescript): npm pack builds it (the Go decisions of
+# constructs/erasure/plan to WebAssembly, then jsii) from these sources, and
+# the twin and the example store-team app install the tarball as a store
+# team installs it from this repository.
+TSPKG     := $(CURDIR)/constructs/typescript
+TSPKG_TGZ := $(TSPKG)/erasure-channel-constructs-$(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(TSPKG)/package.json).tgz
+TSEXAMPLE := $(TSPKG)/example
+TSPKG_SRC := $(shell git ls-files constructs/erasure/plan constructs/erasure/handover constructs/typescript/lib constructs/typescript/scripts \
+	constructs/typescript/package.json constructs/typescript/README.md contract constructs/channelpolicy constructs/iameval schema go.mod go.sum 2>/dev/null)
+
+tools: $(TOOLS)/node_modules/.installed $(TSAPP)/node_modules/.installed $(TSTWIN)/node_modules/.installed \
+	$(TSTWIN)/node_modules/.package-installed $(TSEXAMPLE)/node_modules/.package-installed
+
+$(TSPKG)/node_modules/.installed: $(TSPKG)/package.json $(TSPKG)/package-lock.json
+	cd $(TSPKG) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(TSPKG_TGZ): $(TSPKG)/node_modules/.installed $(TSPKG_SRC)
+	cd $(TSPKG) && rm -f erasure-channel-constructs-*.tgz && npm pack --silent >/dev/null
+
+$(TSTWIN)/node_modules/.package-installed: $(TSTWIN)/node_modules/.installed $(TSPKG_TGZ)
+	cd $(TSTWIN) && npm install --no-save --no-audit --no-fund --loglevel=error $(TSPKG_TGZ)
+	touch $@
+
+# A store team's TypeScript app on the package (and refusals.ts, every refusal row from TypeScript).
+$(TSEXAMPLE)/node_modules/.installed: $(TSEXAMPLE)/package.json $(TSEXAMPLE)/package-lock.json
+	cd $(TSEXAMPLE) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(TSEXAMPLE)/node_modules/.package-installed: $(TSEXAMPLE)/node_modules/.installed $(TSPKG_TGZ)
+	cd $(TSEXAMPLE) && npm install --no-save --no-audit --no-fund --loglevel=error $(TSPKG_TGZ)
+	touch $@
 
 # npm no longer runs the Multitool's postinstall (chmod): do it here.
 $(TOOLS)/node_modules/.installed: $(TOOLS)/package.json $(TOOLS)/package-lock.json
@@ -171,7 +203,8 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzGlobMatch -fuzztime $(FUZZTIME) ./constructs/iameval
 
 clean:
-	rm -rf cdk.out $(TOOLS)/node_modules $(TSAPP)/node_modules $(TSTWIN)/node_modules
+	rm -rf cdk.out $(TOOLS)/node_modules $(TSAPP)/node_modules $(TSTWIN)/node_modules $(TSPKG)/node_modules $(TSEXAMPLE)/node_modules \
+	  $(TSPKG)/kernel $(TSPKG)/dist $(TSPKG_TGZ)
 
 ## bench-access: the access matrix of a channel with BENCH_STORES stores (default 1,000), time and memory
 ## (the synth first, with the checks off; then erasurectl access over it, the whole table printed).

@@ -5,6 +5,12 @@
 // role, function from the same asset, event source, alarms, outputs), which
 // tools/bench/compare.mjs proves; no cdk-nag (the Go run turns it off too)
 // and no metadata. Run with Node 22's type stripping.
+//
+// With SUBSCRIBER=package the stores are the erasure-channel-constructs
+// package's ErasureSubscriber (constructs/typescript, installed from its
+// packed tarball as a store team installs it) instead of the hand-written
+// Subscriber below: the Go decisions run as WebAssembly, which must build the
+// Go app's templates too.
 import * as cdk from "aws-cdk-lib";
 import * as cw from "aws-cdk-lib/aws-cloudwatch";
 import * as iam from "aws-cdk-lib/aws-iam";
@@ -174,6 +180,11 @@ class Subscriber extends Construct {
   }
 }
 
+// The package's construct, imported only when asked for: the plain twin
+// needs nothing but aws-cdk-lib.
+const usePackage = process.env.SUBSCRIBER === "package";
+const pkg = usePackage ? await import("erasure-channel-constructs") : undefined;
+
 const stores = Number(process.env.STORES ?? "1");
 const asset = process.env.HANDLER_ASSET;
 if (!asset) throw new Error("HANDLER_ASSET is required");
@@ -184,6 +195,13 @@ const names = Array.from({ length: stores }, (_, i) => `store-${String(i + 1).pa
 const channel = new Channel(channelStack, "ErasureChannel", names);
 for (let i = 1; i <= stores; i++) {
   const id = String(i).padStart(3, "0");
-  new Subscriber(new cdk.Stack(app, `Store${id}`, { env }), "ErasureSubscriber", `store-${id}`, channel, asset);
+  const stack = new cdk.Stack(app, `Store${id}`, { env });
+  if (pkg) {
+    new pkg.ErasureSubscriber(stack, "ErasureSubscriber", { name: `store-${id}`, topic: channel.topic, responseQueue: channel.responseQueue,
+      handlerProps: { runtime: lambda.Runtime.PROVIDED_AL2023, architecture: lambda.Architecture.ARM_64, handler: "bootstrap",
+        code: lambda.Code.fromAsset(asset), description: `Erasure handler of store store-${id}` } });
+  } else {
+    new Subscriber(stack, "ErasureSubscriber", `store-${id}`, channel, asset);
+  }
 }
 app.synth();

@@ -1,0 +1,270 @@
+import { Aws, Duration, FeatureFlags, Stack, Token } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { applyPlan, callPlan } from './plan';
+
+/**
+ * Configures one store on the erasure channel. Only `name`, `topic`,
+ * `responseQueue` and one of `handler` or `handlerProps` are required; every
+ * timing setting defaults to the channel caps' safe value.
+ */
+export interface ErasureSubscriberProps {
+  /**
+   * The store's subscriber name: 1 to 64 of a-z, 0-9 and -, starting with a
+   * letter. It is the subscriber of every answer.
+   */
+  readonly name: string;
+  /** The erasure topic; import it by ARN for a store in another account. */
+  readonly topic: sns.ITopic;
+  /**
+   * The channel's response queue. Import it with `Queue.fromQueueAttributes`
+   * and its `keyArn`, so that the handler is granted the key as well.
+   */
+  readonly responseQueue: sqs.IQueue;
+  /**
+   * The store's function (its timeout is the handler timeout). Give exactly
+   * one of `handler` and `handlerProps`.
+   * @default - built from `handlerProps`
+   */
+  readonly handler?: lambda.Function;
+  /**
+   * The props to build the store's function with: the construct sets its
+   * timeout, name, role, log group and environment.
+   * @default - `handler` is given
+   */
+  readonly handlerProps?: lambda.FunctionProps;
+  /**
+   * At most T. With `handler`, it must equal the function's timeout.
+   * @default - T, or the function's timeout
+   */
+  readonly handlerTimeout?: Duration;
+  /**
+   * If given, exactly visibilityTimeoutMultiplier × handlerTimeout.
+   * @default - derived
+   */
+  readonly visibilityTimeout?: Duration;
+  /**
+   * At most N.
+   * @default N
+   */
+  readonly maxReceiveCount?: number;
+  /**
+   * At most X (and SQS's delay limit).
+   * @default X
+   */
+  readonly passTwoDelay?: Duration;
+  /**
+   * At most b and at most the handler timeout.
+   * @default b
+   */
+  readonly batchTimeout?: Duration;
+  /**
+   * Records per invocation.
+   * @default 1
+   */
+  readonly batchSize?: number;
+  /**
+   * Refused if it lets the store's worst case pass R.
+   * @default - none
+   */
+  readonly maxBatchingWindow?: Duration;
+  /**
+   * If given, exactly the channel's retention.
+   * @default - the channel's retention
+   */
+  readonly retentionPeriod?: Duration;
+  /**
+   * The ARN patterns of the principals that deploy and operate the store:
+   * they alone may change its queues' and key's policies or attributes,
+   * delete them, or read its dead letters.
+   * @default - the CloudFormation execution role of CDK's default bootstrap in the store's account
+   */
+  readonly administrators?: string[];
+}
+
+/** The timing settings a subscriber's queue and handler were built with. */
+export interface SubscriberSettings {
+  /** The handler's timeout, at most T. */
+  readonly handlerTimeoutSeconds: number;
+  /** The queue's visibility timeout: exactly the multiplier × the handler timeout. */
+  readonly visibilityTimeoutSeconds: number;
+  /** Receives before the dead-letter queue, at most N. */
+  readonly maxReceiveCount: number;
+  /** The delay before pass two, at most X. */
+  readonly passTwoDelaySeconds: number;
+  /** The client-side limit on one destructive call. */
+  readonly batchTimeoutSeconds: number;
+  /** Records per invocation. */
+  readonly batchSize: number;
+  /** The event source's batching window, 0 for none. */
+  readonly maxBatchingWindowSeconds: number;
+  /** The queues' retention: exactly the channel's. */
+  readonly retentionSeconds: number;
+}
+
+/**
+ * One store on the erasure channel: its queue and dead-letter queue under
+ * its own KMS key, the raw-delivery SNS subscription, the handler wired to
+ * the queue with partial batch failures, the lockdown of its queues and key,
+ * and the alarms an operator needs.
+ *
+ * Every decision (derivations, caps, refusals, names, locks, grants, alarms,
+ * outputs) is the Go construct's own code, run as WebAssembly: a TypeScript
+ * app and a Go app with the same stores synthesize the same templates, and
+ * props past the caps fail the synth with the same lines.
+ */
+export class ErasureSubscriber extends Construct {
+  /** The subscriber name. */
+  public readonly name: string;
+  /** The timing settings the queue and handler were built with. */
+  public readonly settings: SubscriberSettings;
+  /** Encrypts `queue` and `deadLetterQueue`; it is never the topic's key. */
+  public readonly key: kms.Key;
+  /** Receives the erasure topic's messages as raw bodies. */
+  public readonly queue: sqs.Queue;
+  /** Receives a message after maxReceiveCount receives. */
+  public readonly deadLetterQueue: sqs.Queue;
+  /** The store's handler (undefined when it could not be built). */
+  public readonly handlerFunction?: lambda.Function;
+  /** The handler's log group, when the construct built the handler. */
+  public readonly logGroup?: logs.LogGroup;
+  /**
+   * The unique id (RoleId) of the handler's role, which proves the store's
+   * answers and its pass-two markers; undefined when there is no handler or
+   * its role is imported.
+   */
+  public readonly handlerRoleId?: string;
+  /** Fires when the dead-letter queue holds any message. */
+  public readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** Fires when a message has waited longer than one request's worst case on this store. */
+  public readonly oldestMessageAlarm: cloudwatch.Alarm;
+
+  /**
+   * Adds a store to the channel. Props that break a cap do not throw here:
+   * every problem is collected, and the synth fails with all of them, one
+   * line each, under this construct's path.
+   */
+  constructor(scope: Construct, id: string, props: ErasureSubscriberProps) {
+    super(scope, id);
+    const { input, names } = facts(this, scope, id, props);
+    let step: any;
+    for (;;) {
+      step = callPlan({ call: 'subscriber', input });
+      // The construct is its own scope: it stands where the plan makes one.
+      const ops = step.ops.map((op: any) => (op.op === 'scope' && op.as === 'this' ? { op: 'same', value: { $name: 'this' }, as: 'this' } : op));
+      const { answers } = applyPlan(ops, names);
+      if (step.final) break;
+      input.answers.push(answers);
+    }
+    this.name = props.name;
+    const st = step.settings;
+    this.settings = {
+      handlerTimeoutSeconds: st.HandlerTimeoutSeconds, visibilityTimeoutSeconds: st.VisibilityTimeoutSeconds,
+      maxReceiveCount: st.MaxReceiveCount, passTwoDelaySeconds: st.PassTwoDelaySeconds, batchTimeoutSeconds: st.BatchTimeoutSeconds,
+      batchSize: st.BatchSize, maxBatchingWindowSeconds: st.MaxBatchingWindowSeconds, retentionSeconds: st.RetentionSeconds,
+    };
+    this.key = names.get('key') as kms.Key;
+    this.queue = names.get('queue') as sqs.Queue;
+    this.deadLetterQueue = names.get('deadLetterQueue') as sqs.Queue;
+    this.logGroup = names.get('logGroup') as logs.LogGroup | undefined;
+    this.handlerFunction = (names.get('function') as lambda.Function | undefined) ?? (props.handlerProps === undefined ? props.handler : undefined);
+    this.handlerRoleId = step.handlerRoleId || undefined;
+    this.deadLetterAlarm = names.get('deadLetterAlarm') as cloudwatch.Alarm;
+    this.oldestMessageAlarm = names.get('oldestMessageAlarm') as cloudwatch.Alarm;
+    const problems: string[] = step.problems;
+    if (problems.length > 0) {
+      this.node.addValidation({ validate: () => problems });
+    }
+  }
+
+  /**
+   * The ErasureNotApplicable metric the handler publishes for this
+   * subscriber: a 5-minute sum of its NOT_APPLICABLE answers. Of props, the
+   * period, statistic, label, color, unit, account and region apply.
+   */
+  public metricNotApplicable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    const set: Record<string, unknown> = {};
+    for (const k of ['period', 'statistic', 'label', 'color', 'unit', 'account', 'region'] as const) {
+      if (props?.[k] !== undefined) set[k] = props[k];
+    }
+    const op = { op: 'metric', props: { $props: { base: callPlan({ call: 'notApplicableMetric', name: this.name }), set: { $name: 'set' } } } };
+    return applyPlan([op], new Map<string, unknown>([['set', set]])).results[0] as cloudwatch.Metric;
+  }
+
+  /**
+   * Alarms when the store answers NOT_APPLICABLE at least `threshold` times
+   * in one 5-minute period: the hook for a team that expects its store to
+   * hold data of every kind it is asked about.
+   */
+  public addNotApplicableAlarm(id: string, threshold: number): cloudwatch.Alarm {
+    const { ops, alarm } = callPlan({ call: 'notApplicableAlarm', name: this.name, id, threshold });
+    return applyPlan(ops, new Map<string, unknown>([['this', this]])).results[alarm] as cloudwatch.Alarm;
+  }
+}
+
+/** The flag under which CDK's own SqsSubscription scopes SNS's use of the queue's key to the topic. */
+const RESTRICT_SQS_DECRYPTION = '@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption';
+
+/** What the plan reads of the props and the app, and the objects its operations name. */
+function facts(self: Construct, scope: Construct, id: string, props: ErasureSubscriberProps) {
+  const names = new Map<string, unknown>([['scope', scope], ['this', self]]);
+  const input: Record<string, any> = { id, name: props.name ?? '', partition: Aws.PARTITION, answers: [] };
+  if (props.administrators !== undefined) input.administrators = props.administrators;
+  const t = props.topic;
+  if (t !== undefined) {
+    names.set('topic', t);
+    input.topic = { arn: t.topicArn, stackRegion: Stack.of(t).region, fifo: t.fifo === true, restrictsSqsDecryption: FeatureFlags.of(t).isEnabled(RESTRICT_SQS_DECRYPTION) === true };
+  }
+  const q = props.responseQueue;
+  if (q !== undefined) {
+    names.set('responseQueue', q);
+    input.responseQueue = { url: q.queueUrl, fifo: q.fifo === true, hasKey: q.encryptionMasterKey !== undefined, inApp: q.node.defaultChild !== undefined };
+    if (q.encryptionMasterKey !== undefined) names.set('responseKey', q.encryptionMasterKey);
+  }
+  const h = props.handler;
+  if (h !== undefined) {
+    names.set('handler', h);
+    input.handler = { timeout: duration(h.timeout), role: props.handlerProps === undefined ? role(h.role) : undefined };
+  }
+  const hp = props.handlerProps;
+  if (hp !== undefined) {
+    names.set('handlerProps', hp);
+    input.handlerProps = {
+      timeout: hp.timeout !== undefined, functionName: hp.functionName !== undefined, memorySize: hp.memorySize !== undefined,
+      logGroup: hp.logGroup !== undefined, role: h === undefined ? role(hp.role) : undefined,
+    };
+  }
+  input.handlerTimeout = duration(props.handlerTimeout);
+  input.visibilityTimeout = duration(props.visibilityTimeout);
+  input.passTwoDelay = duration(props.passTwoDelay);
+  input.batchTimeout = duration(props.batchTimeout);
+  input.maxBatchingWindow = duration(props.maxBatchingWindow);
+  input.retentionPeriod = duration(props.retentionPeriod);
+  input.maxReceiveCount = number(props.maxReceiveCount);
+  input.batchSize = number(props.batchSize);
+  return { input, names };
+}
+
+function duration(d: Duration | undefined) {
+  if (d === undefined) return undefined;
+  if (d.isUnresolved()) return { unresolved: true, millis: 0 };
+  return { unresolved: false, millis: d.toMilliseconds() };
+}
+
+function number(n: number | undefined) {
+  if (n === undefined) return undefined;
+  if (Token.isUnresolved(n)) return { unresolved: true, value: 0 };
+  return { unresolved: false, value: n };
+}
+
+function role(r: iam.IRole | undefined) {
+  if (r === undefined) return undefined;
+  const cfn = r.node.defaultChild;
+  return { arn: r.roleArn, id: cfn instanceof iam.CfnRole ? cfn.attrRoleId : null };
+}

@@ -1,0 +1,22 @@
+// Builds what the package carries besides its compiled TypeScript, from the
+// repository's one source of each: kernel/plan.wasm, the Go decisions of
+// constructs/erasure/plan compiled to WebAssembly (GOOS=wasip1, a reactor),
+// and kernel/handover.js, the applier the Go constructs hand the same
+// operations to (constructs/erasure/handover/index.js). Both are build
+// output: never committed. Needs Go 1.26 on the PATH. The tag erasureplan
+// leaves the contract's reference schema validator out (contract/schemacheck.go).
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const pkg = join(here, '..')
+const repo = join(pkg, '..', '..')
+mkdirSync(join(pkg, 'kernel'), { recursive: true })
+execFileSync('go', ['build', '-tags', 'erasureplan', '-buildmode=c-shared', '-trimpath', '-ldflags=-s -w', '-o', join(pkg, 'kernel', 'plan.wasm'), './constructs/erasure/plan/wasm'], {
+  cwd: repo,
+  stdio: 'inherit',
+  env: { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm', CGO_ENABLED: '0' },
+})
+copyFileSync(join(repo, 'constructs', 'erasure', 'handover', 'index.js'), join(pkg, 'kernel', 'handover.js'))

@@ -1,0 +1,254 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasure"
+	"github.com/linn-cloud/erasure-channel/internal/storeteam"
+	"github.com/linn-cloud/erasure-channel/schema"
+)
+
+// The TypeScript construct library (constructs/typescript) runs the Go
+// construct's decisions as WebAssembly. These tests hold it to the Go
+// construct through what a user sees: the templates a synth writes and the
+// lines a refused synth prints.
+
+// TestTypeScriptSubscriberBuildsTheGoTemplates: a TypeScript app whose 1, 2
+// and 100 stores are the package's ErasureSubscriber (tools/bench/synth-app.ts
+// with SUBSCRIBER=package, the package installed from its packed tarball)
+// builds the Go app's templates, every resource, property, statement and
+// output (tools/bench/compare.mjs).
+func TestTypeScriptSubscriberBuildsTheGoTemplates(t *testing.T) {
+	t.Parallel()
+	root, node, bin := benchApp(t)
+	if _, err := os.Stat(filepath.Join(root, "tools", "bench", "node_modules", "erasure-channel-constructs", "kernel", "plan.wasm")); err != nil {
+		t.Fatal("the package is not installed beside the twin: make tools packs and installs it")
+	}
+	asset := filepath.Join(os.TempDir(), "erasure-channel-handlers", "example-store")
+	for _, n := range []int{1, 2, 100} {
+		ctx := benchContext(t, root, n, map[string]any{"erasure:examples": false, "erasure:check": false})
+		goOut, tsOut := t.TempDir(), t.TempDir()
+		runIn(t, root, "the Go app", []string{"CDK_OUTDIR=" + goOut, "CDK_CONTEXT_JSON=" + ctx, "JSII_NODE=" + node, "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1"}, bin)
+		runIn(t, root, "the TypeScript app", []string{"CDK_OUTDIR=" + tsOut, "CDK_CONTEXT_JSON=" + ctx, fmt.Sprintf("STORES=%d", n), "HANDLER_ASSET=" + asset, "SUBSCRIBER=package"},
+			node, "--experimental-strip-types", "--no-warnings", filepath.Join("tools", "bench", "synth-app.ts"))
+		out, err := exec.Command(node, filepath.Join(root, "tools", "bench", "compare.mjs"), goOut, tsOut).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%d stores: the TypeScript subscribers' templates are not the Go app's:\n%s", n, out)
+		}
+		t.Logf("%d stores: %s", n, strings.TrimSpace(string(out)))
+	}
+}
+
+// refusalSpec is test/testdata/subscriber-refusals.json.
+type refusalSpec struct {
+	Cases []struct {
+		Name  string         `json:"name"`
+		Props map[string]any `json:"props"`
+		Want  []string       `json:"want"`
+	} `json:"cases"`
+}
+
+// refusalLine is one line of a refused synth about a subscriber.
+var refusalLine = regexp.MustCompile(`\[[^\]\n]+\] ErasureSubscriber\[[^\n]*`)
+
+// TestTypeScriptSubscriberRefusesAsGoDoes: the subscribers of
+// subscriber-refusals.json (every type of the README's refusal table, and
+// stores that pass) fail a Go app's synth and a TypeScript app's
+// (constructs/typescript/example/refusals.ts) with the same lines, all at
+// once; each case has exactly the lines it wants, and the valid ones none.
+func TestTypeScriptSubscriberRefusesAsGoDoes(t *testing.T) {
+	t.Parallel()
+	root, node, _ := benchApp(t)
+	example := filepath.Join(root, "constructs", "typescript", "example")
+	if _, err := os.Stat(filepath.Join(example, "node_modules", "erasure-channel-constructs")); err != nil {
+		t.Fatal("the package is not installed in constructs/typescript/example: make tools packs and installs it")
+	}
+	specFile := filepath.Join(root, "test", "testdata", "subscriber-refusals.json")
+	b, err := os.ReadFile(specFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec refusalSpec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		t.Fatal(err)
+	}
+
+	goLines := refusalLine.FindAllString(goRefusals(t, spec), -1)
+	out := runIn(t, example, "refusals.ts", nil, node, "--experimental-strip-types", "--no-warnings", "refusals.ts", specFile, t.TempDir())
+	tsLines := refusalLine.FindAllString(out, -1)
+	slices.Sort(goLines)
+	slices.Sort(tsLines)
+	if !slices.Equal(goLines, tsLines) {
+		t.Errorf("the TypeScript app's refusal lines are not the Go app's:\n go:\n%s\n ts:\n%s", strings.Join(goLines, "\n"), strings.Join(tsLines, "\n"))
+	}
+	types := map[string]bool{}
+	for i, c := range spec.Cases {
+		var got []string
+		prefix := fmt.Sprintf("[Case%02d/ErasureSubscriber] ErasureSubscriber[%s].", i, c.Name)
+		for _, l := range tsLines {
+			if strings.HasPrefix(l, prefix) {
+				got = append(got, l)
+			}
+		}
+		if len(got) != len(c.Want) {
+			t.Errorf("%s: %d lines, want %d:\n%s", c.Name, len(got), len(c.Want), strings.Join(got, "\n"))
+		}
+		for _, w := range c.Want {
+			if !slices.ContainsFunc(got, func(l string) bool { return strings.HasPrefix(l, prefix+w) }) {
+				t.Errorf("%s: no line %q", c.Name, prefix+w)
+			}
+			types[strings.SplitN(w, ": ", 2)[1]] = true
+		}
+	}
+	for _, row := range []string{"AboveCap", "BelowMinimum", "NotDerived", "BreaksTiming", "UnresolvedToken", "FIFO", "Invalid", "Missing"} {
+		if !types[row] {
+			t.Errorf("no case of the refusal table's %s row", row)
+		}
+	}
+}
+
+// goRefusals builds spec's subscribers with the Go construct, as
+// refusals.ts builds them with the TypeScript one, and returns the refused
+// synth's error.
+func goRefusals(t *testing.T, spec refusalSpec) string {
+	t.Helper()
+	var file struct {
+		Constants map[string]struct {
+			Value float64 `json:"value"`
+		} `json:"constants"`
+		AWSLimits map[string]struct {
+			Value float64 `json:"value"`
+		} `json:"awsLimits"`
+	}
+	if err := json.Unmarshal(schema.ChannelConstantsJSON, &file); err != nil {
+		t.Fatal(err)
+	}
+	constant := func(name string) float64 {
+		if c, ok := file.Constants[name]; ok {
+			return c.Value
+		}
+		c, ok := file.AWSLimits[name]
+		if !ok {
+			t.Fatalf("no constant %s", name)
+		}
+		return c.Value
+	}
+	app, _ := newApp(t)
+	channel := awscdk.NewStack(app, jsii.String("Channel"), nil)
+	key := awskms.NewKey(channel, jsii.String("ResponseKey"), &awskms.KeyProps{EnableKeyRotation: jsii.Bool(true)})
+	topic := awssns.NewTopic(channel, jsii.String("Topic"), nil)
+	responses := awssqs.NewQueue(channel, jsii.String("ResponseQueue"), &awssqs.QueueProps{Encryption: awssqs.QueueEncryption_KMS, EncryptionMasterKey: key})
+	for i, c := range spec.Cases {
+		stack := awscdk.NewStack(app, jsii.String(fmt.Sprintf("Case%02d", i)), nil)
+		var token *float64
+		tok := func() *float64 {
+			if token == nil {
+				token = awscdk.NewCfnParameter(stack, jsii.String("Tok"), &awscdk.CfnParameterProps{Type: jsii.String("Number")}).ValueAsNumber()
+			}
+			return token
+		}
+		duration := func(v any) awscdk.Duration {
+			if v == "token" {
+				return awscdk.Duration_Seconds(tok())
+			}
+			d := v.(map[string]any)
+			if ms, ok := d["millis"].(float64); ok {
+				return awscdk.Duration_Millis(jsii.Number(ms))
+			}
+			if of, ok := d["of"].(string); ok {
+				times, plus := 1.0, 0.0
+				if f, ok := d["times"].(float64); ok {
+					times = f
+				}
+				if f, ok := d["plus"].(float64); ok {
+					plus = f
+				}
+				return awscdk.Duration_Seconds(jsii.Number(constant(of)*times + plus))
+			}
+			return awscdk.Duration_Seconds(jsii.Number(d["seconds"].(float64)))
+		}
+		number := func(v any) *float64 {
+			if v == "token" {
+				return tok()
+			}
+			n := v.(map[string]any)
+			if of, ok := n["of"].(string); ok {
+				plus, _ := n["plus"].(float64)
+				return jsii.Number(constant(of) + plus)
+			}
+			return jsii.Number(n["value"].(float64))
+		}
+		p := c.Props
+		props := erasure.ErasureSubscriberProps{Name: c.Name, Topic: topic, ResponseQueue: responses, HandlerProps: storeteam.HandlerProps()}
+		switch p["topic"] {
+		case "fifo":
+			props.Topic = awssns.NewTopic(stack, jsii.String("Fifo"), &awssns.TopicProps{Fifo: jsii.Bool(true), TopicName: jsii.String("erasure.fifo")})
+		}
+		switch p["responseQueue"] {
+		case "fifo":
+			props.ResponseQueue = awssqs.NewQueue(stack, jsii.String("Fifo"), &awssqs.QueueProps{Fifo: jsii.Bool(true)})
+		case "withoutKey":
+			props.ResponseQueue = awssqs.Queue_FromQueueArn(stack, jsii.String("Responses"), jsii.String("arn:aws:sqs:eu-west-1:111111111111:erasure-responses"))
+		}
+		switch h := p["handler"].(type) {
+		case string: // "none"
+			props.HandlerProps = nil
+		case map[string]any:
+			hp := storeteam.HandlerProps()
+			hp.Timeout = duration(h["timeout"])
+			props.Handler = awslambda.NewFunction(stack, jsii.String("Own"), hp)
+			if p["handlerPropsToo"] != true {
+				props.HandlerProps = nil
+			}
+		}
+		if v, ok := p["handlerPropsTimeout"]; ok {
+			props.HandlerProps.Timeout = duration(v)
+		}
+		for name, dst := range map[string]*awscdk.Duration{"handlerTimeout": &props.HandlerTimeout, "visibilityTimeout": &props.VisibilityTimeout,
+			"passTwoDelay": &props.PassTwoDelay, "batchTimeout": &props.BatchTimeout, "maxBatchingWindow": &props.MaxBatchingWindow, "retentionPeriod": &props.RetentionPeriod} {
+			if v, ok := p[name]; ok {
+				*dst = duration(v)
+			}
+		}
+		for name, dst := range map[string]**float64{"maxReceiveCount": &props.MaxReceiveCount, "batchSize": &props.BatchSize} {
+			if v, ok := p[name]; ok {
+				*dst = number(v)
+			}
+		}
+		erasure.NewErasureSubscriber(stack, jsii.String("ErasureSubscriber"), &props)
+	}
+	err := synth(app)
+	if err == nil {
+		t.Fatal("the Go app's synth passed with every cap broken")
+	}
+	return err.Error()
+}
+
+// runIn runs args in dir with env added and returns its output; it fails
+// the test when the command does.
+func runIn(t *testing.T, dir, name string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, tail(out))
+	}
+	return string(out)
+}
