@@ -19,8 +19,10 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasure"
+	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/internal/storeteam"
 	"github.com/linn-cloud/erasure-channel/schema"
+	"github.com/linn-cloud/erasure-channel/stacks"
 )
 
 // The TypeScript construct library (constructs/typescript) runs the Go
@@ -251,4 +253,50 @@ func runIn(t *testing.T, dir, name string, env []string, args ...string) string 
 		t.Fatalf("%s: %v\n%s", name, err, tail(out))
 	}
 	return string(out)
+}
+
+// TestTypeScriptStoreTeamPath: the README's store-team path in TypeScript.
+// The example app (constructs/typescript/example: the package installed from
+// its tarball, the channel imported by ARN) synthesizes with the pinned CDK
+// CLI, its store is named and locked as the Go construct names and locks
+// one, and erasurectl check over its cdk.out passes it.
+func TestTypeScriptStoreTeamPath(t *testing.T) {
+	t.Parallel()
+	root, node, _ := benchApp(t)
+	example := filepath.Join(root, "constructs", "typescript", "example")
+	if _, err := os.Stat(filepath.Join(example, "node_modules", "erasure-channel-constructs")); err != nil {
+		t.Fatal("the package is not installed in constructs/typescript/example: make tools packs and installs it")
+	}
+	asset, err := stacks.BuildHandler(stacks.ExampleHandlerPackage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	runIn(t, example, "cdk synth", []string{"PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH"), "HANDLER_ASSET=" + asset,
+		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_PROFILE=none-configured"},
+		filepath.Join(root, "tools", "node_modules", ".bin", "cdk"), "synth", "--quiet", "--output", out)
+	tpl := readTemplates(t, out)["OrdersStore"]
+	var queue map[string]interface{}
+	for _, q := range tpl.resources("AWS::SQS::Queue") {
+		if p := q["Properties"].(map[string]interface{}); p["QueueName"] == contract.QueueName("orders") {
+			queue = p
+		}
+	}
+	if queue == nil {
+		t.Fatalf("no queue named %s", contract.QueueName("orders"))
+	}
+	if num(queue["VisibilityTimeout"]) != contract.Channel().VisibilityTimeoutMultiplier*30 {
+		t.Errorf("the queue's visibility timeout is %v, want the multiplier × the 30 s handler timeout", queue["VisibilityTimeout"])
+	}
+	_, fn := tpl.one(t, "AWS::Lambda::Function")
+	if fn["FunctionName"] != contract.HandlerName("orders") {
+		t.Errorf("the handler is named %v", fn["FunctionName"])
+	}
+	if len(tpl.resources("AWS::SQS::QueuePolicy")) != 2 {
+		t.Errorf("the queues are not locked: %d queue policies", len(tpl.resources("AWS::SQS::QueuePolicy")))
+	}
+	res, err := exec.Command(erasurectlBinary(t), "check", "--topic-arn", "arn:aws:sns:eu-west-1:111111111111:erasure-topic", out).CombinedOutput()
+	if err != nil || !strings.Contains(string(res), "1 stores subscribed to the erasure topic, 0 problems") {
+		t.Errorf("erasurectl check of the TypeScript store: %v\n%s", err, res)
+	}
 }
