@@ -71,7 +71,7 @@ $(TSTWIN)/node_modules/.package-installed: $(TSTWIN)/node_modules/.installed $(T
 	cd $(TSTWIN) && npm install --no-save --no-audit --no-fund --loglevel=error $(TSPKG_TGZ)
 	touch $@
 
-# A store team's TypeScript app on the package (and refusals.ts, every refusal row from TypeScript).
+# A store team's TypeScript app on the package (and subscribers.ts: the Go tests' specs of refused and wired stores, built in TypeScript).
 $(TSEXAMPLE)/node_modules/.installed: $(TSEXAMPLE)/package.json $(TSEXAMPLE)/package-lock.json
 	cd $(TSEXAMPLE) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@

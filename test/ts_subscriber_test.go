@@ -9,11 +9,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
@@ -56,9 +59,11 @@ func TestTypeScriptSubscriberBuildsTheGoTemplates(t *testing.T) {
 	}
 }
 
-// refusalSpec is test/testdata/subscriber-refusals.json.
-type refusalSpec struct {
-	Cases []struct {
+// subscriberSpec is test/testdata/subscriber-refusals.json or
+// subscriber-shapes.json: stores built alike in Go and in TypeScript.
+type subscriberSpec struct {
+	Context map[string]any `json:"context"`
+	Cases   []struct {
 		Name  string         `json:"name"`
 		Props map[string]any `json:"props"`
 		Want  []string       `json:"want"`
@@ -71,7 +76,7 @@ var refusalLine = regexp.MustCompile(`\[[^\]\n]+\] ErasureSubscriber\[[^\n]*`)
 // TestTypeScriptSubscriberRefusesAsGoDoes: the subscribers of
 // subscriber-refusals.json (every type of the README's refusal table, and
 // stores that pass) fail a Go app's synth and a TypeScript app's
-// (constructs/typescript/example/refusals.ts) with the same lines, all at
+// (constructs/typescript/example/subscribers.ts) with the same lines, all at
 // once; each case has exactly the lines it wants, and the valid ones none.
 func TestTypeScriptSubscriberRefusesAsGoDoes(t *testing.T) {
 	t.Parallel()
@@ -81,17 +86,13 @@ func TestTypeScriptSubscriberRefusesAsGoDoes(t *testing.T) {
 		t.Fatal("the package is not installed in constructs/typescript/example: make tools packs and installs it")
 	}
 	specFile := filepath.Join(root, "test", "testdata", "subscriber-refusals.json")
-	b, err := os.ReadFile(specFile)
-	if err != nil {
-		t.Fatal(err)
+	spec := readSubscriberSpec(t, specFile)
+	goErr := goSubscribers(t, spec, t.TempDir())
+	if goErr == nil {
+		t.Fatal("the Go app's synth passed with every cap broken")
 	}
-	var spec refusalSpec
-	if err := json.Unmarshal(b, &spec); err != nil {
-		t.Fatal(err)
-	}
-
-	goLines := refusalLine.FindAllString(goRefusals(t, spec), -1)
-	out := runIn(t, example, "refusals.ts", nil, node, "--experimental-strip-types", "--no-warnings", "refusals.ts", specFile, t.TempDir())
+	goLines := refusalLine.FindAllString(goErr.Error(), -1)
+	out := runIn(t, example, "subscribers.ts", nil, node, "--experimental-strip-types", "--no-warnings", "subscribers.ts", specFile, t.TempDir())
 	tsLines := refusalLine.FindAllString(out, -1)
 	slices.Sort(goLines)
 	slices.Sort(tsLines)
@@ -124,11 +125,68 @@ func TestTypeScriptSubscriberRefusesAsGoDoes(t *testing.T) {
 	}
 }
 
-// goRefusals builds spec's subscribers with the Go construct, as
-// refusals.ts builds them with the TypeScript one, and returns the refused
-// synth's error.
-func goRefusals(t *testing.T, spec refusalSpec) string {
+// TestTypeScriptSubscriberWiresEveryShapeAsGoDoes: every way a store may be
+// wired (subscriber-shapes.json: the construct's own role and log group, a
+// given role, a given log group with a role CDK makes, a given function,
+// given administrators, a batching window, a topic and response queue
+// imported from another account, another default region, an opt-in region,
+// set function props, the NOT_APPLICABLE alarm), under the app's
+// restrictSqsDescryption flag on and off, synthesizes the same templates in
+// Go and in TypeScript, resource by resource and statement by statement.
+func TestTypeScriptSubscriberWiresEveryShapeAsGoDoes(t *testing.T) {
+	t.Parallel()
+	root, node, _ := benchApp(t)
+	example := filepath.Join(root, "constructs", "typescript", "example")
+	if _, err := os.Stat(filepath.Join(example, "node_modules", "erasure-channel-constructs")); err != nil {
+		t.Fatal("the package is not installed in constructs/typescript/example: make tools packs and installs it")
+	}
+	base := readSubscriberSpec(t, filepath.Join(root, "test", "testdata", "subscriber-shapes.json"))
+	for _, restrict := range []bool{true, false} {
+		spec := base
+		spec.Context = map[string]any{"@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption": restrict}
+		specFile := filepath.Join(t.TempDir(), "spec.json")
+		b, _ := json.Marshal(spec)
+		if err := os.WriteFile(specFile, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		goOut, tsOut := t.TempDir(), t.TempDir()
+		if err := goSubscribers(t, spec, goOut); err != nil {
+			t.Fatalf("restrictSqsDescryption %v: the Go app's synth: %v", restrict, err)
+		}
+		if out := runIn(t, example, "subscribers.ts", nil, node, "--experimental-strip-types", "--no-warnings", "subscribers.ts", specFile, tsOut); strings.TrimSpace(out) != "" {
+			t.Fatalf("restrictSqsDescryption %v: the TypeScript app's synth: %s", restrict, out)
+		}
+		out, err := exec.Command(node, filepath.Join(root, "tools", "bench", "compare.mjs"), goOut, tsOut).CombinedOutput()
+		if err != nil {
+			t.Fatalf("restrictSqsDescryption %v: the TypeScript subscribers' templates are not the Go ones:\n%s", restrict, out)
+		}
+		t.Logf("restrictSqsDescryption %v: %s", restrict, strings.TrimSpace(string(out)))
+	}
+}
+
+// readSubscriberSpec reads a subscriber spec.
+func readSubscriberSpec(t *testing.T, file string) subscriberSpec {
 	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec subscriberSpec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// goSubscribers builds spec's subscribers with the Go construct into outdir,
+// as subscribers.ts builds them with the TypeScript one, and returns the
+// synth's error.
+func goSubscribers(t *testing.T, spec subscriberSpec, outdir string) error {
+	t.Helper()
+	// The jsii runtime loads its assemblies unguarded on first use: one
+	// parallel test at a time builds an app in this process.
+	inProcessJsii.Lock()
+	defer inProcessJsii.Unlock()
 	var file struct {
 		Constants map[string]struct {
 			Value float64 `json:"value"`
@@ -150,13 +208,22 @@ func goRefusals(t *testing.T, spec refusalSpec) string {
 		}
 		return c.Value
 	}
-	app, _ := newApp(t)
+	ctx := cdkContext(t)
+	for k, v := range spec.Context {
+		ctx[k] = v
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(outdir)})
 	channel := awscdk.NewStack(app, jsii.String("Channel"), nil)
 	key := awskms.NewKey(channel, jsii.String("ResponseKey"), &awskms.KeyProps{EnableKeyRotation: jsii.Bool(true)})
 	topic := awssns.NewTopic(channel, jsii.String("Topic"), nil)
 	responses := awssqs.NewQueue(channel, jsii.String("ResponseQueue"), &awssqs.QueueProps{Encryption: awssqs.QueueEncryption_KMS, EncryptionMasterKey: key})
 	for i, c := range spec.Cases {
-		stack := awscdk.NewStack(app, jsii.String(fmt.Sprintf("Case%02d", i)), nil)
+		p := c.Props
+		var stackProps *awscdk.StackProps
+		if env, ok := p["env"].(map[string]any); ok {
+			stackProps = &awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String(env["account"].(string)), Region: jsii.String(env["region"].(string))}}
+		}
+		stack := awscdk.NewStack(app, jsii.String(fmt.Sprintf("Case%02d", i)), stackProps)
 		var token *float64
 		tok := func() *float64 {
 			if token == nil {
@@ -195,17 +262,29 @@ func goRefusals(t *testing.T, spec refusalSpec) string {
 			}
 			return jsii.Number(n["value"].(float64))
 		}
-		p := c.Props
-		props := erasure.ErasureSubscriberProps{Name: c.Name, Topic: topic, ResponseQueue: responses, HandlerProps: storeteam.HandlerProps()}
-		switch p["topic"] {
-		case "fifo":
-			props.Topic = awssns.NewTopic(stack, jsii.String("Fifo"), &awssns.TopicProps{Fifo: jsii.Bool(true), TopicName: jsii.String("erasure.fifo")})
+		role := func(r any) awsiam.IRole {
+			if r == "imported" {
+				return awsiam.Role_FromRoleArn(stack, jsii.String("Imported"), jsii.String("arn:aws:iam::222222222222:role/their-handler"), nil)
+			}
+			return awsiam.NewRole(stack, jsii.String("Given"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})
 		}
-		switch p["responseQueue"] {
-		case "fifo":
-			props.ResponseQueue = awssqs.NewQueue(stack, jsii.String("Fifo"), &awssqs.QueueProps{Fifo: jsii.Bool(true)})
-		case "withoutKey":
-			props.ResponseQueue = awssqs.Queue_FromQueueArn(stack, jsii.String("Responses"), jsii.String("arn:aws:sqs:eu-west-1:111111111111:erasure-responses"))
+		props := erasure.ErasureSubscriberProps{Name: c.Name, Topic: topic, ResponseQueue: responses, HandlerProps: storeteam.HandlerProps()}
+		switch tp := p["topic"].(type) {
+		case string: // "fifo"
+			props.Topic = awssns.NewTopic(stack, jsii.String("Fifo"), &awssns.TopicProps{Fifo: jsii.Bool(true), TopicName: jsii.String("erasure.fifo")})
+		case map[string]any:
+			props.Topic = awssns.Topic_FromTopicArn(stack, jsii.String("ErasureTopic"), jsii.String(tp["arn"].(string)))
+		}
+		switch rq := p["responseQueue"].(type) {
+		case string:
+			if rq == "fifo" {
+				props.ResponseQueue = awssqs.NewQueue(stack, jsii.String("Fifo"), &awssqs.QueueProps{Fifo: jsii.Bool(true)})
+			} else { // "withoutKey"
+				props.ResponseQueue = awssqs.Queue_FromQueueArn(stack, jsii.String("Responses"), jsii.String("arn:aws:sqs:eu-west-1:111111111111:erasure-responses"))
+			}
+		case map[string]any:
+			props.ResponseQueue = awssqs.Queue_FromQueueAttributes(stack, jsii.String("Responses"), &awssqs.QueueAttributes{
+				QueueArn: jsii.String(rq["arn"].(string)), KeyArn: jsii.String(rq["keyArn"].(string))})
 		}
 		switch h := p["handler"].(type) {
 		case string: // "none"
@@ -213,6 +292,9 @@ func goRefusals(t *testing.T, spec refusalSpec) string {
 		case map[string]any:
 			hp := storeteam.HandlerProps()
 			hp.Timeout = duration(h["timeout"])
+			if r, ok := h["role"]; ok {
+				hp.Role = role(r)
+			}
 			props.Handler = awslambda.NewFunction(stack, jsii.String("Own"), hp)
 			if p["handlerPropsToo"] != true {
 				props.HandlerProps = nil
@@ -220,6 +302,34 @@ func goRefusals(t *testing.T, spec refusalSpec) string {
 		}
 		if v, ok := p["handlerPropsTimeout"]; ok {
 			props.HandlerProps.Timeout = duration(v)
+		}
+		if hp, ok := p["handlerProps"].(map[string]any); ok {
+			fp := storeteam.HandlerProps()
+			if r, ok := hp["role"]; ok {
+				fp.Role = role(r)
+			}
+			if hp["logGroup"] == true {
+				fp.LogGroup = awslogs.NewLogGroup(stack, jsii.String("Logs"), &awslogs.LogGroupProps{Retention: awslogs.RetentionDays_ONE_WEEK})
+			}
+			if n, ok := hp["functionName"].(string); ok {
+				fp.FunctionName = jsii.String(n)
+			}
+			if m, ok := hp["memorySize"].(float64); ok {
+				fp.MemorySize = jsii.Number(m)
+			}
+			if env, ok := hp["environment"].(map[string]any); ok {
+				e := map[string]*string{}
+				for k, v := range env {
+					e[k] = jsii.String(v.(string))
+				}
+				fp.Environment = &e
+			}
+			props.HandlerProps = fp
+		}
+		if admins, ok := p["administrators"].([]any); ok {
+			for _, a := range admins {
+				props.Administrators = append(props.Administrators, a.(string))
+			}
 		}
 		for name, dst := range map[string]*awscdk.Duration{"handlerTimeout": &props.HandlerTimeout, "visibilityTimeout": &props.VisibilityTimeout,
 			"passTwoDelay": &props.PassTwoDelay, "batchTimeout": &props.BatchTimeout, "maxBatchingWindow": &props.MaxBatchingWindow, "retentionPeriod": &props.RetentionPeriod} {
@@ -232,14 +342,17 @@ func goRefusals(t *testing.T, spec refusalSpec) string {
 				*dst = number(v)
 			}
 		}
-		erasure.NewErasureSubscriber(stack, jsii.String("ErasureSubscriber"), &props)
+		sub := erasure.NewErasureSubscriber(stack, jsii.String("ErasureSubscriber"), &props)
+		if n, ok := p["notApplicableAlarm"].(float64); ok {
+			sub.AddNotApplicableAlarm("NotApplicableAlarm", n)
+		}
 	}
-	err := synth(app)
-	if err == nil {
-		t.Fatal("the Go app's synth passed with every cap broken")
-	}
-	return err.Error()
+	return synth(app)
 }
+
+// inProcessJsii serializes the parallel tests that call the jsii kernel in
+// this process.
+var inProcessJsii sync.Mutex
 
 // runIn runs args in dir with env added and returns its output; it fails
 // the test when the command does.
