@@ -284,19 +284,28 @@ function resolve(v, results, refs) {
   return out;
 }
 
+// run carries out the operations of list (plain data; their other values in
+// refs) in order and returns what each returned.
+function run(list, refs) {
+  const results = [];
+  for (const raw of list) {
+    const op = resolve(raw, results, refs);
+    const f = operations[op.op];
+    if (!f) throw new Error(`handover: an operation it does not know: ${op.op}`);
+    results.push(f(op) ?? null);
+  }
+  return results;
+}
+
 class Handover {
   // apply carries out the operations of text (JSON; their jsii values in
   // refs) in order and returns what each returned.
   static apply(text, refs) {
-    const results = [];
-    for (const raw of JSON.parse(text)) {
-      const op = resolve(raw, results, refs);
-      const f = operations[op.op];
-      if (!f) throw new Error(`handover: an operation it does not know: ${op.op}`);
-      results.push(f(op) ?? null);
-    }
-    return results;
+    return run(JSON.parse(text), refs);
   }
 }
 
 exports.Handover = Handover;
+// For a JavaScript applier in the same process (constructs/typescript):
+// the operations as values, without the round trip through JSON text.
+exports.run = run;

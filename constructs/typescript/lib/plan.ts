@@ -94,7 +94,7 @@ export function callPlan(request: unknown): any {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Handover } = require(join(__dirname, '..', 'kernel', 'handover.js'));
+const handover: { run(list: unknown[], refs: unknown[]): unknown[] } = require(join(__dirname, '..', 'kernel', 'handover.js'));
 
 /**
  * Applies a plan's operations with the hand-over, each {"$name": n} bound
@@ -118,7 +118,7 @@ export function applyPlan(ops: any[], names: Map<string, unknown>): { answers: u
     return out;
   };
   const bound = ops.map(bind);
-  const results: unknown[] = Handover.apply(JSON.stringify(bound), refs);
+  const results = handover.run(bound, refs);
   const answers = results.map((r, i) => {
     if (typeof ops[i].as === 'string') names.set(ops[i].as, r);
     return r !== null && (typeof r === 'string' || Object.getPrototypeOf(r) === Object.prototype) ? r : null;

@@ -74,7 +74,12 @@ func answer(raw []byte) []byte {
 	var v any
 	switch r.Call {
 	case "subscriber":
-		v = plan.Subscriber(r.Input)
+		// The step's own encoder, not json.Marshal's re-scan of what it writes.
+		out, err := plan.Subscriber(r.Input).MarshalJSON()
+		if err != nil {
+			return failure("the answer could not be written")
+		}
+		return out
 	case "notApplicableMetric":
 		v = plan.NotApplicableMetric(r.Name)
 	case "notApplicableAlarm":
