@@ -558,10 +558,13 @@ func TestWidenedPolicyFailsTheSynth(t *testing.T) {
 // (channelpolicy.HandlerPermissions: sqs:PurgeQueue on the queues,
 // kms:CreateGrant on the keys, sns:AddPermission on the topic,
 // s3:PutObjectLegalHold on the bitmap objects; kms:DisableKey on a key that
-// stays enabled, since the key's handlers call it only for Enabled false),
-// and fails when they do (sqs:SetQueueAttributes, kms:PutKeyPolicy,
-// sns:SetTopicAttributes, s3:PutBucketAcl; kms:DisableKey on a key that is
-// to be disabled): the administrators could no longer deploy.
+// stays enabled, since the key's handlers call it only for Enabled false;
+// kms:ScheduleKeyDeletion on a key whose DeletionPolicy and
+// UpdateReplacePolicy are Retain, since CloudFormation then never calls its
+// delete handler), and fails when they do (sqs:SetQueueAttributes,
+// kms:PutKeyPolicy, sns:SetTopicAttributes, s3:PutBucketAcl; kms:DisableKey
+// on a key that is to be disabled; kms:ScheduleKeyDeletion on a key
+// CloudFormation may delete): the administrators could no longer deploy.
 func TestHardeningDeniesThatLeaveCloudFormationItsHandlersHold(t *testing.T) {
 	defaultApp(t)
 	type doc struct{ stack, typ, sid string }
@@ -569,6 +572,13 @@ func TestHardeningDeniesThatLeaveCloudFormationItsHandlersHold(t *testing.T) {
 	keys := []doc{{"ErasureChannel", "AWS::KMS::Key", "RosterEncryptResponsesViaSqs"}, {"SpaceStore", "AWS::KMS::Key", ""}}
 	topic := []doc{{"ErasureChannel", "AWS::SNS::TopicPolicy", "OnlyPublishersPublish"}}
 	bucket := []doc{{"BitmapStore", "AWS::S3::BucketPolicy", "OnlyTheStoreReadsAndWrites"}}
+	deletableResponseKey := func(t *testing.T, tpls map[string]template) {
+		for _, r := range tpls["ErasureChannel"].resources("AWS::KMS::Key") {
+			if strings.Contains(mustJSON(t, r["Properties"].(map[string]any)["KeyPolicy"]), "RosterEncryptResponsesViaSqs") {
+				r["DeletionPolicy"] = "Delete"
+			}
+		}
+	}
 	disableResponseKey := func(t *testing.T, tpls map[string]template) {
 		for _, r := range tpls["ErasureChannel"].resources("AWS::KMS::Key") {
 			props := r["Properties"].(map[string]any)
@@ -595,6 +605,10 @@ func TestHardeningDeniesThatLeaveCloudFormationItsHandlersHold(t *testing.T) {
 			cellKey{}, cellKey{"admin/111111111111", "kms:PutKeyPolicy", "response-key"}},
 		{"no disabling a key that is to be disabled", keys, []any{"kms:DisableKey"}, disableResponseKey,
 			cellKey{}, cellKey{"admin/111111111111", "kms:DisableKey", "response-key"}},
+		{"no deleting retained keys", keys, []any{"kms:ScheduleKeyDeletion"}, nil,
+			cellKey{"admin/111111111111", "kms:ScheduleKeyDeletion", "response-key"}, cellKey{}},
+		{"no deleting a key CloudFormation may delete", keys, []any{"kms:ScheduleKeyDeletion"}, deletableResponseKey,
+			cellKey{}, cellKey{"admin/111111111111", "kms:ScheduleKeyDeletion", "response-key"}},
 		{"no topic permissions", topic, []any{"sns:AddPermission", "sns:RemovePermission"}, nil,
 			cellKey{"admin/111111111111", "sns:AddPermission", "topic"}, cellKey{}},
 		{"no topic attribute changes", topic, []any{"sns:SetTopicAttributes"}, nil,

@@ -37,6 +37,11 @@ type Resource struct {
 	Properties map[string]any
 	Metadata   map[string]any
 	Condition  string // the template condition the resource is created under, "" for always
+	// DeletionPolicy and UpdateReplacePolicy are the resource's attributes
+	// as written ("" when absent or not a literal string): Retain means
+	// CloudFormation never calls its delete handler on stack deletion,
+	// resp. replacement.
+	DeletionPolicy, UpdateReplacePolicy string
 }
 
 // Output is one template output, and the name it is exported under.
@@ -298,6 +303,8 @@ func ReadTemplate(path string) (*Template, error) {
 		r.Properties, _ = m["Properties"].(map[string]any)
 		r.Metadata, _ = m["Metadata"].(map[string]any)
 		r.Condition, _ = m["Condition"].(string)
+		r.DeletionPolicy, _ = m["DeletionPolicy"].(string)
+		r.UpdateReplacePolicy, _ = m["UpdateReplacePolicy"].(string)
 		if r.Properties == nil {
 			r.Properties = map[string]any{}
 		}

@@ -8,6 +8,7 @@ package channelpolicy
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -156,19 +157,23 @@ var objectActions = []string{
 var HandlerPermissions = map[string]TypeHandlers{
 	"AWS::SQS::Queue": {Source: "localstack: localstack-core/localstack/services/sqs/resource_providers/generated/aws_sqs_queue.schema.json",
 		Actions: []string{"sqs:CreateQueue", "sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ListQueueTags", "sqs:TagQueue",
-			"sqs:SetQueueAttributes", "sqs:UntagQueue", "sqs:DeleteQueue"}},
+			"sqs:SetQueueAttributes", "sqs:UntagQueue", "sqs:DeleteQueue"},
+		DeleteOnly: []string{"sqs:DeleteQueue"}},
 	"AWS::SQS::QueuePolicy": {Source: "localstack: localstack-core/localstack/services/sqs/resource_providers/generated/aws_sqs_queuepolicy.schema.json",
 		Actions: []string{"sqs:SetQueueAttributes"}},
 	"AWS::SNS::Topic": {Source: "pulumi/pulumi-aws-native: aws-cloudformation-schema/aws-sns-topic.json",
 		Actions: []string{"sns:CreateTopic", "sns:TagResource", "sns:Subscribe", "sns:GetTopicAttributes", "sns:ListTagsForResource",
 			"sns:ListSubscriptionsByTopic", "sns:GetDataProtectionPolicy", "sns:PutDataProtectionPolicy", "sns:SetTopicAttributes",
-			"sns:UntagResource", "sns:Unsubscribe", "sns:DeleteTopic"}},
+			"sns:UntagResource", "sns:Unsubscribe", "sns:DeleteTopic"},
+		DeleteOnly: []string{"sns:DeleteTopic"}},
 	"AWS::SNS::TopicPolicy": {Source: "aws-cloudformation/aws-cloudformation-resource-providers-sns: aws-sns-topicpolicy/aws-sns-topicpolicy.json",
 		Actions: []string{"sns:SetTopicAttributes"}},
 	"AWS::KMS::Key": {Source: "aws-cloudformation/aws-cloudformation-resource-providers-kms: key/aws-kms-key.json (the same in pulumi/pulumi-aws-native: aws-cloudformation-schema/aws-kms-key.json)",
 		Actions: []string{"kms:CreateKey", "kms:EnableKeyRotation", "kms:DisableKey", "kms:TagResource", "kms:DescribeKey",
 			"kms:GetKeyPolicy", "kms:GetKeyRotationStatus", "kms:ListResourceTags", "kms:DisableKeyRotation", "kms:EnableKey",
 			"kms:PutKeyPolicy", "kms:UntagResource", "kms:UpdateKeyDescription", "kms:ScheduleKeyDeletion"},
+		// handlers.delete: DescribeKey (also read's) and ScheduleKeyDeletion.
+		DeleteOnly: []string{"kms:ScheduleKeyDeletion"},
 		// key/src/main/java/software/amazon/kms/key/CreateHandler.java
 		// and UpdateHandler.java: DisableKey only for a key that is not
 		// to be enabled, DisableKeyRotation only for one whose rotation is
@@ -190,7 +195,8 @@ var HandlerPermissions = map[string]TypeHandlers{
 			"s3:GetReplicationConfiguration", "s3:GetBucketWebsite", "s3:GetBucketObjectLockConfiguration", "s3:GetBucketTagging",
 			"s3:GetBucketOwnershipControls", "s3:GetIntelligentTieringConfiguration", "s3:PutBucketAcl", "s3:DeleteBucketWebsite",
 			"s3:DeleteBucketAnalyticsConfiguration", "s3:DeleteBucketCors", "s3:DeleteBucketMetricsConfiguration",
-			"s3:DeleteBucketEncryption", "s3:DeleteBucketLifecycle", "s3:DeleteBucketReplication", "s3:DeleteBucket"}},
+			"s3:DeleteBucketEncryption", "s3:DeleteBucketLifecycle", "s3:DeleteBucketReplication", "s3:DeleteBucket"},
+		DeleteOnly: []string{"s3:DeleteBucket"}},
 	"AWS::S3::BucketPolicy": {Source: "pulumi/pulumi-aws-native: aws-cloudformation-schema/aws-s3-bucketpolicy.json",
 		Actions: []string{"s3:GetBucketPolicy", "s3:PutBucketPolicy", "s3:DeleteBucketPolicy"}},
 }
@@ -203,6 +209,27 @@ type TypeHandlers struct {
 	// Gates are the actions the handlers call only when a property of the
 	// resource asks for them.
 	Gates map[string]Gate
+	// DeleteOnly are the actions only the type's delete handler calls
+	// (handlers.delete.permissions that no other handler lists):
+	// CloudFormation calls it when the stack deletes the resource or a
+	// replacement removes the old one, never for a resource whose
+	// DeletionPolicy and UpdateReplacePolicy are both Retain. A policy type's
+	// (QueuePolicy, TopicPolicy, BucketPolicy) are not gated: the kind's
+	// resource, whose policies the access matrix reads, is not the policy.
+	DeleteOnly []string
+}
+
+// Resource is what the gates read of a kind's own resource: its
+// properties as CloudFormation resolves them and its deletion policies.
+type Resource struct {
+	Properties                          map[string]any
+	DeletionPolicy, UpdateReplacePolicy string
+}
+
+// retained says that CloudFormation never calls r's delete handler: both
+// its policies are Retain (RetainExceptOnCreate deletes a failed create).
+func (r *Resource) retained() bool {
+	return r != nil && r.DeletionPolicy == "Retain" && r.UpdateReplacePolicy == "Retain"
 }
 
 // Gate says when a handler calls a gated action: when the resource's
@@ -245,13 +272,14 @@ var ManagedBy = map[Kind][]string{
 
 // AdministratorNeeds says whether the administrators of a kind must keep
 // action, off its data path: whether a type that manages the kind lists it
-// among its handler permissions, a gated one only where props (the kind's
-// own resource's properties, as CloudFormation resolves them; nil when
-// unknown) ask for it. A hardening Deny of any other, such as
-// sqs:PurgeQueue, is the operator's choice. known is false when a type's
-// handlers are not declared: then every action off the data path is needed.
-// The access matrix asks it of every cell off the data path.
-func AdministratorNeeds(k Kind, action string, props map[string]any) (needed, known bool) {
+// among its handler permissions, a gated one only where r (the kind's own
+// resource; nil when unknown) asks for it, and a delete handler's only where
+// CloudFormation may delete r. A hardening Deny of any other, such as
+// sqs:PurgeQueue or kms:ScheduleKeyDeletion on a retained key, is the
+// operator's choice. known is false when a type's handlers are not
+// declared: then every action off the data path is needed. The access
+// matrix asks it of every cell off the data path.
+func AdministratorNeeds(k Kind, action string, r *Resource) (needed, known bool) {
 	types := ManagedBy[k]
 	if len(types) == 0 {
 		return false, false
@@ -261,13 +289,22 @@ func AdministratorNeeds(k Kind, action string, props map[string]any) (needed, kn
 			return false, false
 		}
 	}
+	var props map[string]any
+	if r != nil {
+		props = r.Properties
+	}
 	sets := handlerSets()
 	for _, typ := range types {
-		if sets[typ][action] {
-			if g, gated := HandlerPermissions[typ].Gates[action]; !gated || g.needed(props) {
-				return true, true
-			}
+		if !sets[typ][action] {
+			continue
 		}
+		if g, gated := HandlerPermissions[typ].Gates[action]; gated && !g.needed(props) {
+			continue
+		}
+		if slices.Contains(HandlerPermissions[typ].DeleteOnly, action) && r.retained() {
+			continue
+		}
+		return true, true
 	}
 	return false, true
 }

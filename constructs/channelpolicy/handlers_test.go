@@ -44,7 +44,7 @@ func TestAdministratorNeeds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for a, want := range tc.want {
-				got, known := AdministratorNeeds(ResponseKey, a, tc.props)
+				got, known := AdministratorNeeds(ResponseKey, a, &Resource{Properties: tc.props})
 				if !known {
 					t.Fatal("the key's handlers are not declared")
 				}
@@ -52,12 +52,53 @@ func TestAdministratorNeeds(t *testing.T) {
 					t.Errorf("%s needed: %v, want %v", a, got, want)
 				}
 			}
-			if got, _ := AdministratorNeeds(ResponseKey, "kms:CreateGrant", tc.props); got {
+			if got, _ := AdministratorNeeds(ResponseKey, "kms:CreateGrant", &Resource{Properties: tc.props}); got {
 				t.Error("kms:CreateGrant is no handler permission of AWS::KMS::Key")
 			}
-			if got, _ := AdministratorNeeds(ResponseKey, "kms:ScheduleKeyDeletion", tc.props); !got {
+			if got, _ := AdministratorNeeds(ResponseKey, "kms:ScheduleKeyDeletion", &Resource{Properties: tc.props}); !got {
 				t.Error("kms:ScheduleKeyDeletion is the key's delete handler's")
 			}
 		})
+	}
+}
+
+// TestDeleteHandlersOnRetainedResources: a delete handler's own permission
+// is needed unless CloudFormation can never delete the resource (both its
+// DeletionPolicy and its UpdateReplacePolicy Retain), for each type's; one
+// the other handlers call too stays needed.
+func TestDeleteHandlersOnRetainedResources(t *testing.T) {
+	for typ, h := range HandlerPermissions {
+		for _, a := range h.DeleteOnly {
+			if !slices.Contains(h.Actions, a) {
+				t.Errorf("%s: %s is delete-only but no handler permission", typ, a)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		kind     Kind
+		action   string
+		del, upd string
+		want     bool
+	}{
+		{ResponseKey, "kms:ScheduleKeyDeletion", "Retain", "Retain", false},
+		{ResponseKey, "kms:ScheduleKeyDeletion", "Retain", "", true},
+		{ResponseKey, "kms:ScheduleKeyDeletion", "", "Retain", true},
+		{ResponseKey, "kms:ScheduleKeyDeletion", "RetainExceptOnCreate", "Retain", true},
+		{ResponseKey, "kms:ScheduleKeyDeletion", "Delete", "Delete", true},
+		{ResponseKey, "kms:DescribeKey", "Retain", "Retain", true},
+		{Queue, "sqs:DeleteQueue", "Retain", "Retain", false},
+		{Queue, "sqs:DeleteQueue", "Delete", "Retain", true},
+		{Queue, "sqs:SetQueueAttributes", "Retain", "Retain", true},
+		{Topic, "sns:DeleteTopic", "Retain", "Retain", false},
+		{Bucket, "s3:DeleteBucket", "Retain", "Retain", false},
+		{Bucket, "s3:DeleteBucketPolicy", "Retain", "Retain", true},
+	} {
+		got, _ := AdministratorNeeds(tc.kind, tc.action, &Resource{Properties: map[string]any{}, DeletionPolicy: tc.del, UpdateReplacePolicy: tc.upd})
+		if got != tc.want {
+			t.Errorf("%s %s with DeletionPolicy %q, UpdateReplacePolicy %q: needed %v, want %v", tc.kind, tc.action, tc.del, tc.upd, got, tc.want)
+		}
+	}
+	if got, _ := AdministratorNeeds(ResponseKey, "kms:ScheduleKeyDeletion", nil); !got {
+		t.Error("a key of unknown policies: its deletion is not needed")
 	}
 }

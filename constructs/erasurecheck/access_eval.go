@@ -81,6 +81,16 @@ func (t *target) properties() map[string]any {
 	return map[string]any{}
 }
 
+// gated is what channelpolicy's gates read of the target's resource: its
+// properties and deletion policies (nil when its template is unknown).
+func (t *target) gated() *channelpolicy.Resource {
+	if t.t == nil {
+		return nil
+	}
+	r := t.t.Resources[t.id]
+	return &channelpolicy.Resource{Properties: t.properties(), DeletionPolicy: r.DeletionPolicy, UpdateReplacePolicy: r.UpdateReplacePolicy}
+}
+
 // decide asks the evaluator whether p may take action on r, with the
 // request context AWS sends.
 func (a *assembly) decide(p *principal, action string, r *target) iameval.Verdict {

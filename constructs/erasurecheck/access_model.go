@@ -662,7 +662,7 @@ func (m *AccessMatrix) need(p *principal, action string, t *target, e *endpoint)
 		// Off the data path: the administrators keep what CloudFormation's
 		// handlers need; the rest is theirs to harden (channelpolicy).
 		if admin {
-			if needed, known := channelpolicy.AdministratorNeeds(t.kind, action, t.properties()); known && !needed {
+			if needed, known := channelpolicy.AdministratorNeeds(t.kind, action, t.gated()); known && !needed {
 				return Either
 			}
 		}
