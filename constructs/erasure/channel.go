@@ -103,7 +103,7 @@ type ErasureChannel struct {
 	// the head its anchor holds (LOG_ROLLED_BACK).
 	ReceiptLogRolledBackAlarm awscloudwatch.Alarm
 
-	roster                      []RosterStore
+	roster                      roster
 	publishers, responseReaders []string
 }
 
@@ -119,7 +119,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		props = &ErasureChannelProps{}
 	}
 	c := constantsOr(props.Constants)
-	ch := &ErasureChannel{Construct: this, roster: props.Stores, publishers: props.Publishers, responseReaders: props.ResponseReaders}
+	ch := &ErasureChannel{Construct: this, roster: newRoster(props.Stores, envOf(this).account), publishers: props.Publishers, responseReaders: props.ResponseReaders}
 	if len(ch.responseReaders) == 0 {
 		ch.responseReaders = props.Publishers
 	}
@@ -153,7 +153,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 
 	early := []*locked{topicMark}
 	if len(props.Stores) > 0 && len(problems) == 0 {
-		early = append(early, ch.admitRoster(props.Stores, topicMark)...)
+		early = append(early, ch.admitRoster(topicMark)...)
 	}
 	applyLocks(early...)
 	if len(problems) == 0 {
@@ -227,28 +227,28 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 // The statements go to topic (the topic's) and to the locks it returns (the
 // response queue's, with the roster's metadata, and its key's), for the
 // caller to apply.
-func (ch *ErasureChannel) admitRoster(stores []RosterStore, topic *locked) []*locked {
-	channelAccount := envOf(ch.Construct).account
+func (ch *ErasureChannel) admitRoster(topic *locked) []*locked {
+	r := ch.roster
 	handlers := rosterHandlers()
 	responses := lockedQueue(ch.ResponseQueue)
 	locks := []*locked{responses}
-	if others := otherRosterAccounts(stores, channelAccount); len(others) > 0 {
+	if len(r.others) > 0 {
 		key := lockedKey(ch.ResponseKey)
-		ch.admitRosterAccounts(others, handlers, topic, responses, key)
+		ch.admitRosterAccounts(r.others, handlers, topic, responses, key)
 		locks = append(locks, key)
 	}
 	responses.Deny("OnlyRosterHandlersAnswer", []string{"sqs:SendMessage"}, nil, map[string]any{"ArnNotLike": map[string]any{"aws:PrincipalArn": handlers}})
-	if !storesIn(stores, channelAccount, channelAccount) {
+	if !r.inChannelAccount {
 		// No store of the channel's own account: its roles under the handler
 		// path are no roster store's (a same-account role needs no Allow).
-		responses.Deny("NoHandlerOfTheChannelAccountAnswers", []string{"sqs:SendMessage"}, nil, channelAccountHandlers(channelAccount, handlers))
+		responses.Deny("NoHandlerOfTheChannelAccountAnswers", []string{"sqs:SendMessage"}, nil, channelAccountHandlers(r.channelAccount, handlers))
 	}
-	names := make([]any, 0, len(stores))
-	for _, st := range stores {
+	names := make([]any, 0, len(r.stores))
+	for _, st := range r.stores {
 		names = append(names, st.Name)
 	}
 	responses.Mark(RosterMetadataKey, names)
-	responses.Mark(erasurecheck.RosterAccountsMetadataKey, plan.AnyList(rosterAccounts(stores, channelAccount)))
+	responses.Mark(erasurecheck.RosterAccountsMetadataKey, plan.AnyList(r.accounts))
 	return locks
 }
 
@@ -261,17 +261,6 @@ func channelAccountHandlers(channelAccount, handlers string) map[string]any {
 	}
 }
 
-// otherRosterAccounts are the roster's accounts other than the channel's.
-func otherRosterAccounts(stores []RosterStore, channelAccount string) []string {
-	var out []string
-	for _, a := range rosterAccounts(stores, channelAccount) {
-		if a != channelAccount {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
 // lockDown locks every resource of the channel to the principals of its
 // path: only administrators act off the data path; only publishers publish
 // (and use the topic key, as SNS does for them); a subscription only for a
@@ -280,11 +269,11 @@ func otherRosterAccounts(stores []RosterStore, channelAccount string) []string {
 // (admitRoster) send them; nobody sends to a dead-letter queue. No statement
 // names a store: the roster's accounts are listed once per policy at most.
 func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
-	env := envOf(ch.Construct)
-	channelAccount, region := env.account, env.region
+	r := ch.roster
+	channelAccount, region := r.channelAccount, envOf(ch.Construct).region
 	admins := props.Administrators
 	if len(admins) == 0 {
-		if len(otherRosterAccounts(props.Stores, channelAccount)) > 0 {
+		if len(r.others) > 0 {
 			// One pattern for the default bootstrap's execution role of every
 			// account: a roster account's own administrators subscribe its
 			// stores, and off the data path every other account needs an
@@ -317,8 +306,8 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 			"Bool":       map[string]any{"aws:PrincipalIsAWSService": "false"},
 		})
 	}
-	if len(props.Stores) > 0 {
-		ch.lockSubscriptions(topic, props.Stores, admins, channelAccount, region)
+	if len(r.stores) > 0 {
+		ch.lockSubscriptions(topic, admins)
 	}
 	applyLocks(topic, topicKey)
 	// Declared principals of another account (or of any, where the stack's
@@ -349,9 +338,9 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 		responses.Mark(channelpolicy.ReadersMetadataKey, plan.AnyList(readers))
 		responses.OnlyFrom("OnlyReadersConsume", channelpolicy.QueueConsume, readers, nil)
 		responses.OnlyFrom("OnlyReadersAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append(append([]string{}, readers...), admins...), nil)
-		if len(props.Stores) > 0 {
+		if len(r.stores) > 0 {
 			key.OnlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, append([]string{rosterHandlers()}, readers...), nil)
-			if !storesIn(props.Stores, channelAccount, channelAccount) {
+			if !r.inChannelAccount {
 				key.Deny("NoHandlerOfTheChannelAccountUsesTheKey", channelpolicy.KeyUse, nil, channelAccountHandlers(channelAccount, rosterHandlers()))
 			}
 		}
@@ -366,19 +355,20 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 // principal of another account needs the Allow of admitRosterAccounts, which
 // names only roster accounts; the channel's own account, when it holds no
 // store, is denied outright.
-func (ch *ErasureChannel) lockSubscriptions(topic *locked, stores []RosterStore, admins []string, channelAccount, region string) {
+func (ch *ErasureChannel) lockSubscriptions(topic *locked, admins []string) {
+	r := ch.roster
 	subscribe := []string{"sns:Subscribe"}
 	topic.OnlyFrom("OnlyAdministratorsSubscribe", subscribe, admins, nil)
 	topic.Deny("SubscribeOnlySqs", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"sns:Protocol": "sqs"}})
 	topic.Deny("SubscribeOnlyStoreQueuesOfTheSubscribersAccount", subscribe, nil, map[string]any{"StringNotLike": map[string]any{
 		"sns:Endpoint": fmt.Sprintf("arn:%s:sqs:*:${aws:PrincipalAccount}:%s*", partition(), contract.QueueNamePrefix)}})
 	switch {
-	case isToken(&channelAccount):
+	case !r.knowsChannelAccount:
 		// An environment-agnostic channel: its account is only known at
 		// deploy, so the roster's accounts are named outright.
-		topic.Deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"aws:PrincipalAccount": plan.AnyList(rosterAccounts(stores, channelAccount))}})
-	case !storesIn(stores, channelAccount, channelAccount):
-		topic.Deny("NoOneOfTheChannelAccountSubscribes", subscribe, nil, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": channelAccount}})
+		topic.Deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"aws:PrincipalAccount": plan.AnyList(r.accounts)}})
+	case !r.inChannelAccount:
+		topic.Deny("NoOneOfTheChannelAccountSubscribes", subscribe, nil, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": r.channelAccount}})
 	}
 }
 

@@ -171,12 +171,12 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	}, l.Anchor)
 
 	for n := range props.RoleIDs {
-		if !ch.hasStore(n) {
+		if !ch.roster.has(n) {
 			problems.Add("ErasureLedger.roleIds["+n+"]", timing.Missing, "a role id is given for a store that is not on the channel's roster")
 		}
 	}
 	for n := range props.LingeringDays {
-		if !ch.hasStore(n) {
+		if !ch.roster.has(n) {
 			problems.Add("ErasureLedger.lingeringDays["+n+"]", timing.Missing, "lingering days are given for a store that is not on the channel's roster")
 		}
 	}
@@ -184,7 +184,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	// contract.SSMParameterValueMaxBytes), never in the functions'
 	// environment: it grows with every store, the environment is 4 KB.
 	l.RosterPath = "/erasure-ledger/" + *awscdk.Names_UniqueId(this) + "/roster"
-	l.RosterPages = l.rosterPages(ch.roster, props.RoleIDs, props.LingeringDays)
+	l.RosterPages = l.rosterPages(ch.roster.stores, props.RoleIDs, props.LingeringDays)
 
 	runtime, arch := awslambda.Runtime_PROVIDED_AL2023(), awslambda.Architecture_ARM_64()
 	fn := func(id, roleName, mode string, timeoutSeconds int) awslambda.Function {
@@ -345,15 +345,6 @@ func (l *ErasureLedger) rosterPages(roster []RosterStore, roleIDs map[string]*st
 	return out
 }
 
-// hasStore reports whether name is on the channel's roster.
-func (ch *ErasureChannel) hasStore(name string) bool {
-	for _, s := range ch.roster {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
-}
 
 // namesRole reports whether arns hold the role named name of account, in any
 // partition.

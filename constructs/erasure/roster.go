@@ -46,29 +46,46 @@ func checkRoster(stores []RosterStore, legacyAccounts []string) timing.Problems 
 	return l
 }
 
-// rosterAccounts are the accounts of the roster's stores ("" = the channel's), once each, in order.
-func rosterAccounts(stores []RosterStore, channelAccount string) []string {
-	var out []string
+// roster is the channel's roster computed once, for the locks, the
+// admission and the ledger to read: its stores, their accounts and what
+// follows from the channel's own account.
+type roster struct {
+	stores []RosterStore
+	// channelAccount is the channel stack's account (a token for an
+	// environment-agnostic stack, which knowsChannelAccount says).
+	channelAccount      string
+	knowsChannelAccount bool
+	// accounts are the stores' accounts ("" read as the channel's), once
+	// each, in roster order; others those that are not the channel's.
+	accounts, others []string
+	// inChannelAccount: a store is in the channel's own account.
+	inChannelAccount bool
+	names            map[string]bool
+}
+
+// newRoster is the roster of stores for a channel in channelAccount.
+func newRoster(stores []RosterStore, channelAccount string) roster {
+	r := roster{stores: stores, channelAccount: channelAccount, knowsChannelAccount: !isToken(&channelAccount), names: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, s := range stores {
+		r.names[s.Name] = true
 		a := s.Account
 		if a == "" {
 			a = channelAccount
 		}
-		if !seen[a] {
-			seen[a] = true
-			out = append(out, a)
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		r.accounts = append(r.accounts, a)
+		if a == channelAccount {
+			r.inChannelAccount = true
+		} else {
+			r.others = append(r.others, a)
 		}
 	}
-	return out
+	return r
 }
 
-// storesIn says whether a roster store is in account ("" = the channel's).
-func storesIn(stores []RosterStore, account, channelAccount string) bool {
-	for _, a := range rosterAccounts(stores, channelAccount) {
-		if a == account {
-			return true
-		}
-	}
-	return false
-}
+// has says whether name is a store on the roster.
+func (r roster) has(name string) bool { return r.names[name] }
