@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,6 +77,7 @@ type Template struct {
 	rawOutputs map[string]Output
 
 	sortedIDs []string              // IDs(), once
+	idsByType map[string][]string   // IDsOf's index, rebuilt with sortedIDs
 	patterns  map[patternKey]string // Pattern, once per value
 }
 
@@ -92,6 +94,8 @@ type Assembly struct {
 	exports   map[string]exported          // export name -> the template and value that export it
 	assets    map[string]map[string]string // directory -> asset object key -> source file
 	attached  map[string][]Attachment      // AttachedTo's index, rebuilt after every resolveAll
+	aliases   map[string]*aliasIndex       // ByAlias's index, by type
+	aliasesOf int                          // how many templates aliases indexes
 }
 
 type exported struct {
@@ -494,8 +498,32 @@ func sortedIDs(m map[string]Resource) []string { return SortedKeys(m) }
 func (t *Template) IDs() []string {
 	if t.sortedIDs == nil || len(t.sortedIDs) != len(t.Resources) {
 		t.sortedIDs = sortedIDs(t.Resources)
+		t.idsByType = nil
 	}
 	return t.sortedIDs
+}
+
+// IDsOf are the logical ids of the resources of the given types, sorted:
+// a rule that looks for one type among a template's resources reads these,
+// not every id (an index by type, built once).
+func (t *Template) IDsOf(types ...string) []string {
+	ids := t.IDs()
+	if t.idsByType == nil {
+		t.idsByType = map[string][]string{}
+		for _, id := range ids {
+			typ := t.Resources[id].Type
+			t.idsByType[typ] = append(t.idsByType[typ], id)
+		}
+	}
+	if len(types) == 1 {
+		return t.idsByType[types[0]]
+	}
+	var out []string
+	for _, typ := range slices.Compact(slices.Sorted(slices.Values(types))) {
+		out = append(out, t.idsByType[typ]...)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func SortedKeys[V any](m map[string]V) []string {

@@ -499,21 +499,92 @@ func keyOf(v any) (patternKey, bool) {
 // ByAlias finds a resource of type typ whose literal ARN (from its name) is
 // arn.
 func (a *Assembly) ByAlias(arn, typ string) (*Template, string, bool) {
+	ix := a.aliasIndexOf(typ)
+	best := -1
+	if strings.ContainsAny(arn, "*?") {
+		// A pattern meets aliases no index can find: every one, in order.
+		for _, e := range ix.all {
+			if iameval.ARNsMeet(e.alias, arn) {
+				best = e.at
+				break
+			}
+		}
+	} else {
+		// A plain ARN meets an equal plain alias, or a pattern alias (an
+		// environment-agnostic stack's) that matches it: the first in the
+		// assembly's order of either.
+		if at, ok := ix.exact[arn]; ok && arn != "" {
+			best = at
+		}
+		for _, e := range ix.patterns {
+			if best >= 0 && e.at >= best {
+				break
+			}
+			if iameval.ARNsMeet(e.alias, arn) {
+				best = e.at
+				break
+			}
+		}
+	}
+	if best < 0 {
+		return nil, "", false
+	}
+	r := ix.resources[best]
+	return r.t, r.id, true
+}
+
+// aliasIndex is ByAlias's index of one resource type's literal ARNs: its
+// resources in the assembly's order (templates, then sorted ids), every
+// alias with its resource's place, the plain ones by value and the patterns
+// apart. Built once a type: a lookup for every store over every resource
+// made the check quadratic in the assembly's size.
+type aliasIndex struct {
+	resources []struct {
+		t  *Template
+		id string
+	}
+	all, patterns []aliasEntry
+	exact         map[string]int
+}
+
+type aliasEntry struct {
+	alias string
+	at    int // the resource's place in resources
+}
+
+// aliasIndexOf is the index of typ, built on first use (and again if the
+// assembly's templates change).
+func (a *Assembly) aliasIndexOf(typ string) *aliasIndex {
+	if a.aliases == nil || a.aliasesOf != len(a.Templates) {
+		a.aliases, a.aliasesOf = map[string]*aliasIndex{}, len(a.Templates)
+	}
+	if ix, ok := a.aliases[typ]; ok {
+		return ix
+	}
+	ix := &aliasIndex{exact: map[string]int{}}
 	for _, t := range a.Templates {
 		for _, id := range t.IDs() {
 			if t.Resources[id].Type != typ {
 				continue
 			}
+			at := len(ix.resources)
+			ix.resources = append(ix.resources, struct {
+				t  *Template
+				id string
+			}{t, id})
 			for _, al := range Aliases(t, id)[1:] {
-				// An environment-agnostic stack's ARN is a pattern over
-				// its account and region: the ARN it deploys to matches it.
-				if iameval.ARNsMeet(al, arn) {
-					return t, id, true
+				e := aliasEntry{al, at}
+				ix.all = append(ix.all, e)
+				if strings.ContainsAny(al, "*?") {
+					ix.patterns = append(ix.patterns, e)
+				} else if _, seen := ix.exact[al]; !seen {
+					ix.exact[al] = at
 				}
 			}
 		}
 	}
-	return nil, "", false
+	a.aliases[typ] = ix
+	return ix
 }
 
 // TemplateAt is the template read from path, or nil.

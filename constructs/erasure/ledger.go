@@ -345,7 +345,6 @@ func (l *ErasureLedger) rosterPages(roster []RosterStore, roleIDs map[string]*st
 	return out
 }
 
-
 // namesRole reports whether arns hold the role named name of account, in any
 // partition.
 func namesRole(arns []string, account, name string) bool {

@@ -219,7 +219,11 @@ func (a *assembly) policyTarget(t *template, id, policyType, listProp string) *t
 	inline, inlineProp := map[string]string{"AWS::SQS::QueuePolicy": "AWS::SQS::QueueInlinePolicy", "AWS::SNS::TopicPolicy": "AWS::SNS::TopicInlinePolicy"}[policyType],
 		map[string]string{"AWS::SQS::QueuePolicy": "Queue", "AWS::SNS::TopicPolicy": "TopicArn"}[policyType]
 	var policies []string
-	for _, pid := range t.IDs() {
+	types := []string{policyType}
+	if inline != "" {
+		types = append(types, inline)
+	}
+	for _, pid := range t.IDsOf(types...) {
 		r := t.Resources[pid]
 		switch {
 		case r.Type == policyType && a.Names(t, r.Properties[listProp], t, id),
