@@ -127,6 +127,16 @@ func TestAccessMatrixOfTheExampleApp(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), fmt.Sprintf("access matrix: %d cells, 0 do not hold", len(m.Cells))) {
 		t.Errorf("erasurectl access over the example app: want exit 0 and every cell holding, got %v\n%s", err, out)
 	}
+	if rows := strings.Count(string(out), "\nok  "); rows != len(m.Cells) {
+		t.Errorf("erasurectl access printed %d rows of %d cells", rows, len(m.Cells))
+	}
+	// A table past --max-rows is not printed whole: the verdict, the classes
+	// and the failing cells (none here), and a line that says so.
+	out, err = exec.Command(erasurectlBinary(t), "access", "--max-rows", "1000", defaultDir).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), fmt.Sprintf("the table's %d cells are past --max-rows 1000: only the 0 failing cells follow", len(m.Cells))) ||
+		strings.Contains(string(out), "\nok  ") {
+		t.Errorf("erasurectl access --max-rows 1000: want exit 0, the verdict and no row, got %v\n%s", err, out)
+	}
 }
 
 // policyDocs are every resource policy and key policy of the assembly's
