@@ -80,11 +80,7 @@ var refusalLine = regexp.MustCompile(`\[[^\]\n]+\] ErasureSubscriber\[[^\n]*`)
 // once; each case has exactly the lines it wants, and the valid ones none.
 func TestTypeScriptSubscriberRefusesAsGoDoes(t *testing.T) {
 	t.Parallel()
-	root, node, _ := benchApp(t)
-	example := filepath.Join(root, "constructs", "typescript", "example")
-	if _, err := os.Stat(filepath.Join(example, "node_modules", "erasure-channel-constructs")); err != nil {
-		t.Fatal("the package is not installed in constructs/typescript/example: make tools packs and installs it")
-	}
+	root, node, example := tsExample(t)
 	specFile := filepath.Join(root, "test", "testdata", "subscriber-refusals.json")
 	spec := readSubscriberSpec(t, specFile)
 	goErr := goSubscribers(t, spec, t.TempDir())
@@ -135,11 +131,7 @@ func TestTypeScriptSubscriberRefusesAsGoDoes(t *testing.T) {
 // Go and in TypeScript, resource by resource and statement by statement.
 func TestTypeScriptSubscriberWiresEveryShapeAsGoDoes(t *testing.T) {
 	t.Parallel()
-	root, node, _ := benchApp(t)
-	example := filepath.Join(root, "constructs", "typescript", "example")
-	if _, err := os.Stat(filepath.Join(example, "node_modules", "erasure-channel-constructs")); err != nil {
-		t.Fatal("the package is not installed in constructs/typescript/example: make tools packs and installs it")
-	}
+	root, node, example := tsExample(t)
 	base := readSubscriberSpec(t, filepath.Join(root, "test", "testdata", "subscriber-shapes.json"))
 	for _, restrict := range []bool{true, false} {
 		spec := base
@@ -350,6 +342,18 @@ func goSubscribers(t *testing.T, spec subscriberSpec, outdir string) error {
 	return synth(app)
 }
 
+// tsExample is the repository root, the pinned Node and the example
+// store-team app, with the package installed in it.
+func tsExample(t *testing.T) (root, node, example string) {
+	t.Helper()
+	root, node, _ = benchApp(t)
+	example = filepath.Join(root, "constructs", "typescript", "example")
+	if _, err := os.Stat(filepath.Join(example, "node_modules", "erasure-channel-constructs")); err != nil {
+		t.Fatal("the package is not installed in constructs/typescript/example: make tools packs and installs it")
+	}
+	return root, node, example
+}
+
 // inProcessJsii serializes the parallel tests that call the jsii kernel in
 // this process.
 var inProcessJsii sync.Mutex
@@ -375,11 +379,7 @@ func runIn(t *testing.T, dir, name string, env []string, args ...string) string 
 // one, and erasurectl check over its cdk.out passes it.
 func TestTypeScriptStoreTeamPath(t *testing.T) {
 	t.Parallel()
-	root, node, _ := benchApp(t)
-	example := filepath.Join(root, "constructs", "typescript", "example")
-	if _, err := os.Stat(filepath.Join(example, "node_modules", "erasure-channel-constructs")); err != nil {
-		t.Fatal("the package is not installed in constructs/typescript/example: make tools packs and installs it")
-	}
+	root, node, example := tsExample(t)
 	asset, err := stacks.BuildHandler(stacks.ExampleHandlerPackage)
 	if err != nil {
 		t.Fatal(err)

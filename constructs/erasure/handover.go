@@ -83,7 +83,11 @@ var loadHandover = sync.OnceFunc(func() { runtime.Load(handoverPackage, handover
 // per field that dwarfed the work. Every other value (a construct, a jsii
 // struct, an enum member, a Duration) crosses as a jsii value in refs, and
 // the text names it {"$ref": i}.
-func handOver(ops ...map[string]any) []any {
+func handOver(ops ...map[string]any) []any { return handOverNamed(nil, ops...) }
+
+// handOverNamed is handOver of a plan's operations, each {"$name": n} in
+// them the object names[n] (a name it does not hold is a fault of the plan).
+func handOverNamed(names map[string]any, ops ...map[string]any) []any {
 	if len(ops) == 0 {
 		return nil
 	}
@@ -91,7 +95,7 @@ func handOver(ops ...map[string]any) []any {
 	var refs []any
 	list := make([]any, len(ops))
 	for i, op := range ops {
-		list[i] = asData(op, &refs)
+		list[i] = asData(op, &refs, names)
 	}
 	text, err := json.Marshal(list)
 	if err != nil {
@@ -105,22 +109,30 @@ func handOver(ops ...map[string]any) []any {
 	return results
 }
 
-// asData is v with every value that is not plain data moved to refs and
-// named {"$ref": index} in its place.
-func asData(v any, refs *[]any) any {
+// asData is v with every value that is not plain data, and every object
+// {"$name": n} names, moved to refs and named {"$ref": index} in its place.
+func asData(v any, refs *[]any, names map[string]any) any {
 	switch x := v.(type) {
 	case nil, string, bool, int, float64:
 		return x
 	case map[string]any:
+		if n, ok := x["$name"].(string); ok && len(x) == 1 {
+			o, held := names[n]
+			if !held {
+				panic(fmt.Errorf("erasure: the plan names %q, which nothing made", n))
+			}
+			*refs = append(*refs, o)
+			return map[string]any{"$ref": len(*refs) - 1}
+		}
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = asData(e, refs)
+			out[k] = asData(e, refs, names)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = asData(e, refs)
+			out[i] = asData(e, refs, names)
 		}
 		return out
 	default:
@@ -154,11 +166,7 @@ const NagContextKey = plan.NagContextKey
 // kernel in one call, with each name resolved from names; what an operation
 // makes under its "as" joins names. It returns what each operation returned.
 func applyPlan(ops []map[string]any, names map[string]any) []any {
-	bound := make([]map[string]any, len(ops))
-	for i, op := range ops {
-		bound[i] = bindNames(op, names).(map[string]any)
-	}
-	results := handOver(bound...)
+	results := handOverNamed(names, ops...)
 	for i, r := range results {
 		if as, ok := ops[i]["as"].(string); ok {
 			names[as] = r
@@ -178,32 +186,4 @@ func answersOf(results []any) []any {
 		}
 	}
 	return answers
-}
-
-// bindNames is v with each {"$name": n} replaced by names[n] (through maps
-// and lists); a name it does not hold is a fault of the plan.
-func bindNames(v any, names map[string]any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if n, ok := x["$name"].(string); ok && len(x) == 1 {
-			o, held := names[n]
-			if !held {
-				panic(fmt.Errorf("erasure: the plan names %q, which nothing made", n))
-			}
-			return o
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = bindNames(e, names)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = bindNames(e, names)
-		}
-		return out
-	default:
-		return v
-	}
 }

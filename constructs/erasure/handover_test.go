@@ -19,8 +19,9 @@ import (
 )
 
 // TestAsDataKeepsDataAndMovesEveryJsiiValue: plain data stays in the JSON
-// text, and every other value (an enum member, a pointer, a struct) is
-// handed over as a jsii value and named by its index.
+// text, and every other value (an enum member, a pointer, a struct, the
+// object a plan's {"$name": n} names) is handed over as a jsii value and
+// named by its index.
 func TestAsDataKeepsDataAndMovesEveryJsiiValue(t *testing.T) {
 	n := 3.0
 	type opaque struct{ X int }
@@ -35,10 +36,12 @@ func TestAsDataKeepsDataAndMovesEveryJsiiValue(t *testing.T) {
 		{"an enum member", map[string]any{"e": awssqs.QueueEncryption_KMS}, `{"e":{"$ref":0}}`, []any{awssqs.QueueEncryption_KMS}},
 		{"a pointer and a struct, in order", []any{&n, opaque{1}}, `[{"$ref":0},{"$ref":1}]`, []any{&n, opaque{1}}},
 		{"a typed list is a jsii value", map[string]any{"l": []string{"a"}}, `{"l":{"$ref":0}}`, []any{[]string{"a"}}},
+		{"a name is the object it names", map[string]any{"q": map[string]any{"$name": "queue"}, "m": map[string]any{"$name": "queue", "x": 1}},
+			`{"m":{"$name":"queue","x":1},"q":{"$ref":0}}`, []any{"the queue"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var refs []any
-			text, err := json.Marshal(asData(tc.in, &refs))
+			text, err := json.Marshal(asData(tc.in, &refs, map[string]any{"queue": "the queue"}))
 			if err != nil {
 				t.Fatal(err)
 			}

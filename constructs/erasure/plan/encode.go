@@ -53,27 +53,9 @@ func appendData(b []byte, v any) ([]byte, error) {
 		n, err := json.Marshal(x) // encoding/json's float format
 		return append(b, n...), err
 	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = appendData(b, e); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendList(b, x)
 	case []map[string]any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = appendData(b, e); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendList(b, x)
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -94,6 +76,21 @@ func appendData(b []byte, v any) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("plan: an operation holds a %T, which is not plain data", v)
 	}
+}
+
+// appendList appends list as a JSON array.
+func appendList[E any](b []byte, list []E) ([]byte, error) {
+	var err error
+	b = append(b, '[')
+	for i, e := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = appendData(b, e); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // appendString appends s as a JSON string; one that is not plain printable
