@@ -196,11 +196,13 @@ fuzz-check:
 	go test -run '^$$' -fuzz FuzzDecodeTemplate -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 	go test -run '^$$' -fuzz FuzzReadAssembly -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 
-## fuzz: the fast parser against the schema validator, and IAM glob matching against its oracle (FUZZTIME=5m to change, each).
+## fuzz: the fast parser against the schema validator, IAM glob matching against its oracle, and the plan's token
+## matcher against CDK's expression (FUZZTIME=5m to change, each).
 FUZZTIME ?= 3m
 fuzz:
 	go test -run '^$$' -fuzz FuzzFastParserAgreesWithSchema -fuzztime $(FUZZTIME) ./contract
 	go test -run '^$$' -fuzz FuzzGlobMatch -fuzztime $(FUZZTIME) ./constructs/iameval
+	go test -run '^$$' -fuzz FuzzIsToken -fuzztime $(FUZZTIME) ./constructs/erasure/plan
 
 clean:
 	rm -rf cdk.out $(TOOLS)/node_modules $(TSAPP)/node_modules $(TSTWIN)/node_modules $(TSPKG)/node_modules $(TSEXAMPLE)/node_modules \

@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -468,13 +467,26 @@ func mapKeys(m map[string]string) func(func(string) bool) {
 	}
 }
 
-// stringToken is how CDK encodes an unresolved token in a string
-// (TokenString's ${Token[…]}, and a list token's element, #{Token[…]}).
-var stringToken = regexp.MustCompile(`[$#]\{Token\[[\w.]+\]\}`)
-
 // IsToken says whether s holds an unresolved token, as Token.isUnresolved
-// decides for a string.
-func IsToken(s string) bool { return stringToken.MatchString(s) }
+// decides for a string: CDK's encoding ${Token[…]} (TokenString's) or
+// #{Token[…]} (a list token's element), with letters, digits, _ and . inside.
+// Matched by hand: the regexp package was a tenth of the WebAssembly module.
+func IsToken(s string) bool {
+	for i := 0; i+len("${Token[]}") <= len(s); i++ {
+		if (s[i] != '$' && s[i] != '#') || s[i+1:i+1+len("{Token[")] != "{Token[" {
+			continue
+		}
+		j := i + len("${Token[")
+		k := j
+		for k < len(s) && (s[k] == '_' || s[k] == '.' || '0' <= s[k] && s[k] <= '9' || 'a' <= s[k] && s[k] <= 'z' || 'A' <= s[k] && s[k] <= 'Z') {
+			k++
+		}
+		if k > j && k+1 < len(s) && s[k] == ']' && s[k+1] == '}' {
+			return true
+		}
+	}
+	return false
+}
 
 // resolveSubscriber turns the props into timing settings and lists every problem.
 func resolveSubscriber(p SubscriberInput, c contract.Constants, path string) (timing.Store, timing.Problems) {

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -208,4 +209,30 @@ func TestStepJSONIsEncodingJSONs(t *testing.T) {
 			t.Errorf("%q: the step encodes as\n%s\nwant\n%s", name, got, want)
 		}
 	}
+}
+
+// TestIsToken: CDK's string token encodings, and near misses.
+func TestIsToken(t *testing.T) {
+	for s, want := range map[string]bool{
+		"${Token[TOKEN.123]}": true, "arn:${Token[AWS.Partition.9]}:iam": true, "#{Token[x_1.2]}": true,
+		"": false, "${Token[]}": false, "${Token[a b]}": false, "${Token[abc]": false, "{Token[abc]}": false,
+		"$Token[abc]}": false, "plain": false, "${Token[abc]}x${": true, "$${Token[a]}": true,
+	} {
+		if got := IsToken(s); got != want {
+			t.Errorf("IsToken(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// FuzzIsToken holds the matcher to the regular expression it replaced.
+func FuzzIsToken(f *testing.F) {
+	re := regexp.MustCompile(`[$#]\{Token\[[\w.]+\]\}`)
+	for _, s := range []string{"${Token[TOKEN.1]}", "#{Token[a]}", "${Token[", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if IsToken(s) != re.MatchString(s) {
+			t.Errorf("IsToken(%q) = %v, the expression says %v", s, IsToken(s), re.MatchString(s))
+		}
+	})
 }
