@@ -413,3 +413,37 @@ func TestTypeScriptStoreTeamPath(t *testing.T) {
 		t.Errorf("erasurectl check of the TypeScript store: %v\n%s", err, res)
 	}
 }
+
+// TestTypeScriptSubscriberRefusesUntypedProps: a JavaScript caller, whom
+// TypeScript's types do not stop, gets a TypeError that names the construct
+// and the property, never the value, for each prop of the wrong type.
+func TestTypeScriptSubscriberRefusesUntypedProps(t *testing.T) {
+	t.Parallel()
+	_, node, example := tsExample(t)
+	script := `
+import * as cdk from "aws-cdk-lib";
+import * as sns from "aws-cdk-lib/aws-sns";
+import * as sqs from "aws-cdk-lib/aws-sqs";
+import { ErasureSubscriber } from "erasure-channel-constructs";
+const app = new cdk.App(); const st = new cdk.Stack(app, "S");
+const topic = new sns.Topic(st, "T"); const q = new sqs.Queue(st, "Q", { encryption: sqs.QueueEncryption.KMS });
+for (const bad of [{ maxReceiveCount: "secret-5" }, { batchSize: "secret-1" }, { handlerTimeout: 30 }, { name: 7 }, { administrators: "secret-x" }]) {
+  try { new ErasureSubscriber(st, "E" + Object.keys(bad)[0], { name: "ok", topic, responseQueue: q, handlerProps: {}, ...bad }); console.log("accepted " + Object.keys(bad)[0]); }
+  catch (e) { console.log(e.constructor.name + ": " + e.message); }
+}`
+	out := runIn(t, example, "the untyped props", nil, node, "--input-type=module", "-e", script)
+	for _, want := range []string{
+		"TypeError: S/EmaxReceiveCount: ErasureSubscriber.maxReceiveCount must be a number",
+		"TypeError: S/EbatchSize: ErasureSubscriber.batchSize must be a number",
+		"TypeError: S/EhandlerTimeout: ErasureSubscriber.handlerTimeout must be a Duration",
+		"TypeError: S/Ename: ErasureSubscriber.name must be a string",
+		"TypeError: S/Eadministrators: ErasureSubscriber.administrators must be a list of strings",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "secret") || strings.Contains(out, "accepted") {
+		t.Errorf("a value was echoed or a bad prop accepted:\n%s", out)
+	}
+}

@@ -213,6 +213,20 @@ const RESTRICT_SQS_DECRYPTION = '@aws-cdk/aws-sns-subscriptions:restrictSqsDescr
 
 /** What the plan reads of the props and the app, and the objects its operations name. */
 function facts(self: Construct, scope: Construct, id: string, props: ErasureSubscriberProps) {
+  // What a JavaScript caller can pass that TypeScript's types would refuse:
+  // a clear error naming the property, never its value.
+  const where = `${self.node.path}: ErasureSubscriber`;
+  if (props === undefined || props === null || typeof props !== 'object') throw new TypeError(`${where}: props are required`);
+  if (props.name !== undefined && typeof props.name !== 'string') throw new TypeError(`${where}.name must be a string`);
+  for (const k of ['handlerTimeout', 'visibilityTimeout', 'passTwoDelay', 'batchTimeout', 'maxBatchingWindow', 'retentionPeriod'] as const) {
+    if (props[k] !== undefined && !(props[k] instanceof Duration)) throw new TypeError(`${where}.${k} must be a Duration`);
+  }
+  for (const k of ['maxReceiveCount', 'batchSize'] as const) {
+    if (props[k] !== undefined && typeof props[k] !== 'number') throw new TypeError(`${where}.${k} must be a number`);
+  }
+  if (props.administrators !== undefined && (!Array.isArray(props.administrators) || props.administrators.some((a) => typeof a !== 'string'))) {
+    throw new TypeError(`${where}.administrators must be a list of strings`);
+  }
   const names = new Map<string, unknown>([['scope', scope], ['this', self]]);
   const input: Record<string, any> = { id, name: props.name ?? '', partition: Aws.PARTITION, answers: [] };
   if (props.administrators !== undefined) input.administrators = props.administrators;

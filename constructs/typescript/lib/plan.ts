@@ -82,7 +82,14 @@ export function callPlan(request: unknown): any {
   const input = Buffer.from(JSON.stringify(request));
   const p = w.alloc(input.length);
   new Uint8Array(w.memory.buffer, p, input.length).set(input);
-  const packed = w.call(p, input.length);
+  let packed: bigint;
+  try {
+    packed = w.call(p, input.length);
+  } catch (e) {
+    // A fault of the module (a Go panic traps), not of the caller's props.
+    instance = undefined;
+    throw new Error(`erasure-channel-constructs: the plan module failed (${(e as Error).name}); this is a fault of the package, not of your props`);
+  }
   w.free(p);
   const q = Number(packed >> 32n), n = Number(packed & 0xffffffffn);
   const answer = JSON.parse(Buffer.from(w.memory.buffer, q, n).toString('utf8'));
