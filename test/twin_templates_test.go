@@ -23,14 +23,7 @@ func TestTheTypeScriptTwinBuildsTheSameTemplates(t *testing.T) {
 	}
 	ctx := benchContext(t, root, 2, map[string]any{"erasure:examples": false})
 	goOut, tsOut := t.TempDir(), t.TempDir()
-	run := func(name string, env []string, args ...string) {
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, tail(out))
-		}
-	}
+	run := func(name string, env []string, args ...string) { runIn(t, root, name, env, args...) }
 	run("the Go app", []string{"CDK_OUTDIR=" + goOut, "CDK_CONTEXT_JSON=" + ctx, "JSII_NODE=" + node, "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1"}, bin)
 	asset := filepath.Join(os.TempDir(), "erasure-channel-handlers", "example-store")
 	run("the TypeScript twin", []string{"CDK_OUTDIR=" + tsOut, "CDK_CONTEXT_JSON=" + ctx, "STORES=2", "HANDLER_ASSET=" + asset},
