@@ -21,17 +21,22 @@ const (
 	RoleIDDeployedBytes = 21
 )
 
-// LedgerRosterEntry is one store of the ledger's roster: its handler role's
-// unique id ("" when it is not known: every answer of the store is refused)
-// and, for a bitmap store, how long an erased id may linger (-1: not given).
+// LedgerRosterEntry is one store of the ledger's roster: its account ("" for
+// the ledger's own), its handler role's unique id when the app knows it (""
+// otherwise: the reader resolves it in the store's account through the
+// store's lookup role, RosterLookupRoleARN, and refuses every answer of the
+// store until it can) and, for a bitmap store, how long an erased id may
+// linger (-1: not given).
 type LedgerRosterEntry struct {
 	Store         string
+	Account       string
 	RoleID        string
 	LingeringDays int
 }
 
 // The roster page format: "<page>/<pages>;" then entries joined by ",",
-// each "store=<role id>" with ":<lingering days>" after it when given.
+// each "store[@account]=<role id>" with ":<lingering days>" after it when
+// given.
 const (
 	ledgerRosterHeaderEnd = ";"
 	ledgerRosterSep       = ","
@@ -43,8 +48,12 @@ func LedgerRosterPageHeader(i, n int) string {
 }
 
 // LedgerRosterEntryPrefix is what stands before an entry's role id in a
-// page: the separator (after the first) and "store=".
-func LedgerRosterEntryPrefix(first bool, store string) string {
+// page: the separator (after the first) and "store=", or "store@account="
+// for a store outside the ledger's account.
+func LedgerRosterEntryPrefix(first bool, store, account string) string {
+	if account != "" {
+		store += "@" + account
+	}
 	if first {
 		return store + "="
 	}
@@ -87,12 +96,13 @@ func ParseLedgerRoster(pages []string) ([]LedgerRosterEntry, error) {
 			continue
 		}
 		for _, e := range strings.Split(body, ledgerRosterSep) {
-			store, rest, ok := strings.Cut(e, "=")
-			if !ok || !IsSubscriberName(store) || names[store] {
+			who, rest, ok := strings.Cut(e, "=")
+			store, account, hasAccount := strings.Cut(who, "@")
+			if !ok || !IsSubscriberName(store) || names[store] || (hasAccount && !IsAWSAccountID(account)) {
 				return nil, fmt.Errorf("%w: an entry", ErrLedgerRoster)
 			}
 			names[store] = true
-			entry := LedgerRosterEntry{Store: store, LingeringDays: -1}
+			entry := LedgerRosterEntry{Store: store, Account: account, LingeringDays: -1}
 			id, days, hasDays := strings.Cut(rest, ":")
 			if id != "" && !IsRoleID(id) {
 				return nil, fmt.Errorf("%w: an entry's role id", ErrLedgerRoster)

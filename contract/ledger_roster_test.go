@@ -14,7 +14,8 @@ func TestLedgerRosterPages(t *testing.T) {
 	page := func(i, n int, entries ...[3]string) string {
 		s := LedgerRosterPageHeader(i, n)
 		for j, e := range entries {
-			s += LedgerRosterEntryPrefix(j == 0, e[0]) + e[1] + e[2]
+			who, acct, _ := strings.Cut(e[0], "@")
+			s += LedgerRosterEntryPrefix(j == 0, who, acct) + e[1] + e[2]
 		}
 		return s
 	}
@@ -24,9 +25,13 @@ func TestLedgerRosterPages(t *testing.T) {
 		want  []LedgerRosterEntry
 	}{
 		{"one page", []string{page(1, 1, [3]string{"space", id, ""}, [3]string{"bitmaps", id, LedgerRosterEntrySuffix(30)})},
-			[]LedgerRosterEntry{{"bitmaps", id, 30}, {"space", id, -1}}},
+			[]LedgerRosterEntry{{"bitmaps", "", id, 30}, {"space", "", id, -1}}},
 		{"two pages out of order", []string{page(2, 2, [3]string{"b", "", ""}), page(1, 2, [3]string{"a", id, ""})},
-			[]LedgerRosterEntry{{"a", id, -1}, {"b", "", -1}}},
+			[]LedgerRosterEntry{{"a", "", id, -1}, {"b", "", "", -1}}},
+		{"a store of another account, its id to resolve", []string{page(1, 1, [3]string{"orders-0001@300000000001", "", ""}, [3]string{"space", id, ""})},
+			[]LedgerRosterEntry{{"orders-0001", "300000000001", "", -1}, {"space", "", id, -1}}},
+		{"a bad account", []string{page(1, 1, [3]string{"a@3000", "", ""})}, nil},
+		{"nothing after @", []string{LedgerRosterPageHeader(1, 1) + "a@="}, nil},
 		{"an empty roster", []string{page(1, 1)}, nil},
 		{"no page", nil, nil},
 		{"a page missing", []string{page(1, 2, [3]string{"a", id, ""})}, nil},
@@ -69,7 +74,7 @@ func FuzzParseLedgerRoster(f *testing.F) {
 		}
 		s := LedgerRosterPageHeader(1, 1)
 		for i, e := range entries {
-			s += LedgerRosterEntryPrefix(i == 0, e.Store) + e.RoleID + LedgerRosterEntrySuffix(e.LingeringDays)
+			s += LedgerRosterEntryPrefix(i == 0, e.Store, e.Account) + e.RoleID + LedgerRosterEntrySuffix(e.LingeringDays)
 		}
 		again, err := ParseLedgerRoster([]string{s})
 		if err != nil || !reflect.DeepEqual(again, entries) && len(entries) > 0 {

@@ -100,7 +100,15 @@ func setup(ctx context.Context) (any, error) {
 	}
 	switch mode {
 	case "reader":
-		r := &ledger.Reader{Ledger: l, Roster: rosterOf(entries)}
+		topic, err := get(contract.EnvLedgerTopicArn)
+		if err != nil {
+			return nil, err
+		}
+		// A store the roster names without its role id is looked up in its
+		// account (its own deploy made the lookup role), never in advance.
+		lookup := &ledger.RoleLookup{Resolver: &awsRoleIDs{cfg: cfg, partition: partitionOf(topic)}, RetryAfter: rosterMaxAge}
+		r := &ledger.Reader{Ledger: l, Lookup: lookup}
+		r.Roster, r.Accounts = ledger.RosterOf(entries)
 		return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 			// A store that joined, left or was redeployed since the last read
 			// is seen within rosterMaxAge; a roster that cannot be read whole
@@ -110,7 +118,7 @@ func setup(ctx context.Context) (any, error) {
 				if err != nil {
 					return events.SQSEventResponse{}, err
 				}
-				r.Roster = rosterOf(entries)
+				r.Roster, r.Accounts = ledger.RosterOf(entries)
 			}
 			var out events.SQSEventResponse
 			for _, m := range ev.Records {
@@ -166,15 +174,6 @@ func (r *rosterSource) load(ctx context.Context) ([]contract.LedgerRosterEntry, 
 	}
 	r.loaded = time.Now()
 	return entries, nil
-}
-
-// rosterOf is the reader's roster: each store's handler by role id and function name.
-func rosterOf(entries []contract.LedgerRosterEntry) publisher.Roster {
-	out := publisher.Roster{}
-	for _, e := range entries {
-		out[e.Store] = publisher.Sender{RoleID: e.RoleID, Session: contract.HandlerName(e.Store)}
-	}
-	return out
 }
 
 // lingeringOf is each bitmap store's lingering bound, for its receipts.

@@ -559,14 +559,4 @@ func (ch *ErasureChannel) GrantConsumeResponses(grantee awsiam.IGrantable) awsia
 	return ch.ResponseQueue.GrantConsumeMessages(grantee)
 }
 
-func isAccountID(s string) bool {
-	if len(s) != 12 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func isAccountID(s string) bool { return contract.IsAWSAccountID(s) }

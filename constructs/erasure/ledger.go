@@ -30,8 +30,8 @@ import (
 // The ledger functions' role names: fixed, so that the channel's lockdown can
 // name them (LedgerPrincipals) before they exist.
 const (
-	LedgerReaderRoleName  = "erasure-ledger-reader"
-	LedgerSweeperRoleName = "erasure-ledger-sweeper"
+	LedgerReaderRoleName  = contract.LedgerReaderRoleName
+	LedgerSweeperRoleName = contract.LedgerSweeperRoleName
 )
 
 // LedgerPrincipals are the ARNs of the ledger's reader and sweeper roles in an
@@ -184,7 +184,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	// contract.SSMParameterValueMaxBytes), never in the functions'
 	// environment: it grows with every store, the environment is 4 KB.
 	l.RosterPath = "/erasure-ledger/" + *awscdk.Names_UniqueId(this) + "/roster"
-	l.RosterPages = l.rosterPages(ch.roster.stores, props.RoleIDs, props.LingeringDays)
+	l.RosterPages = l.rosterPages(ch.roster.stores, ch.roster.channelAccount, *st.Account(), props.RoleIDs, props.LingeringDays)
 
 	runtime, arch := awslambda.Runtime_PROVIDED_AL2023(), awslambda.Architecture_ARM_64()
 	fn := func(id, roleName, mode string, timeoutSeconds int) awslambda.Function {
@@ -298,11 +298,11 @@ var anchorReads = slices.DeleteFunc(slices.Clone(anchorData), func(a string) boo
 // page at most contract.SSMParameterValueMaxBytes with every role id counted at
 // its longest (contract.RoleIDMaxBytes), so that no page can outgrow the quota
 // whatever IAM deploys. Its size grows by one parameter per page, not per store.
-func (l *ErasureLedger) rosterPages(roster []RosterStore, roleIDs map[string]*string, lingering map[string]int) []awsssm.StringParameter {
+func (l *ErasureLedger) rosterPages(roster []RosterStore, channelAccount, ledgerAccount string, roleIDs map[string]*string, lingering map[string]int) []awsssm.StringParameter {
 	type entry struct {
-		store string
-		id    *string
-		days  int
+		store, account string
+		id             *string
+		days           int
 	}
 	var pages [][]entry
 	size := 0
@@ -312,8 +312,13 @@ func (l *ErasureLedger) rosterPages(roster []RosterStore, roleIDs map[string]*st
 		if !ok {
 			days = -1
 		}
-		e := entry{st.Name, roleIDs[st.Name], days}
-		n := len(contract.LedgerRosterEntryPrefix(false, e.store)) + contract.RoleIDMaxBytes + len(contract.LedgerRosterEntrySuffix(days))
+		e := entry{st.Name, ledgerRelative(or(st.Account, channelAccount), ledgerAccount), roleIDs[st.Name], days}
+		n := len(contract.LedgerRosterEntryPrefix(false, e.store, e.account)) + len(contract.LedgerRosterEntrySuffix(days))
+		if e.id != nil {
+			// A role id the app gives (a token) counts at its longest; a
+			// store without one is looked up by the reader, in its account.
+			n += contract.RoleIDMaxBytes
+		}
 		if len(pages) == 0 || size+n > contract.SSMParameterValueMaxBytes-header {
 			pages, size = append(pages, nil), 0
 		}
@@ -327,7 +332,7 @@ func (l *ErasureLedger) rosterPages(roster []RosterStore, roleIDs map[string]*st
 	for i, page := range pages {
 		parts := []*string{jsii.String(contract.LedgerRosterPageHeader(i+1, len(pages)))}
 		for j, e := range page {
-			parts = append(parts, jsii.String(contract.LedgerRosterEntryPrefix(j == 0, e.store)))
+			parts = append(parts, jsii.String(contract.LedgerRosterEntryPrefix(j == 0, e.store, e.account)))
 			if e.id != nil {
 				parts = append(parts, e.id)
 			}
@@ -343,6 +348,17 @@ func (l *ErasureLedger) rosterPages(roster []RosterStore, roleIDs map[string]*st
 		}))
 	}
 	return out
+}
+
+// ledgerRelative is a store's account as the ledger's roster writes it: ""
+// for the ledger's own (the reader reads its role directly), the id
+// otherwise (the reader looks it up through the store's lookup role). An
+// account unknown at synth is taken to be the ledger's.
+func ledgerRelative(account, ledgerAccount string) string {
+	if account == ledgerAccount || isToken(&account) {
+		return ""
+	}
+	return account
 }
 
 // namesRole reports whether arns hold the role named name of account, in any

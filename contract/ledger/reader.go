@@ -15,6 +15,10 @@ import (
 type Reader struct {
 	Ledger *Ledger
 	Roster publisher.Roster
+	// Lookup, when set, authenticates the stores the roster names without a
+	// role id, in their account (Accounts; none: the ledger's own).
+	Lookup   *RoleLookup
+	Accounts map[string]string
 }
 
 // ErrKeep means the message must stay on the queue (an invalid or
@@ -35,7 +39,12 @@ func (r *Reader) Handle(ctx context.Context, body []byte, senderID, messageID st
 		}
 		return Recording{Result: Refused, Code: code}, errors.Join(ErrKeep, r.Ledger.recordRefusal(ctx, Answer{MessageID: messageID, Sender: senderID}, code))
 	}
-	if !r.Roster.Allows(resp.Subscriber, senderID) {
+	ok, err := r.authenticates(ctx, resp.Subscriber, senderID)
+	if err != nil {
+		// The store's role could not be looked up just now: kept, not refused.
+		return Recording{}, errors.Join(ErrKeep, err)
+	}
+	if !ok {
 		a := Answer{Response: contract.Response{Type: resp.Type, Subscriber: resp.Subscriber}, Sender: senderID, MessageID: messageID}
 		return Recording{Result: Refused, Code: contract.CodeSenderNotOnRoster}, errors.Join(ErrKeep, r.Ledger.recordRefusal(ctx, a, contract.CodeSenderNotOnRoster))
 	}

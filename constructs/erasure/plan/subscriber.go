@@ -354,6 +354,11 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 				// erasurectl watch --role-ids-from.
 				cur.Output(this, "HandlerRoleId", "Erasure store "+in.Name+": <store>=<its handler role's unique id>, for the account service's roster",
 					contract.RoleIDOutputPrefix+contract.NameDigest(in.Name), in.Name+"=", *role.ID)
+				if ledger := topicAccount(in.Topic); validName && ledger != "" && ledger != learned.Account {
+					// A store outside the channel's account joins with its
+					// own deploy: the ledger's reader reads this id itself.
+					lookupRole(cur, this, in.Partition, ledger, in.Name, role.Arn)
+				}
 			} else {
 				problems.Add(path+".handler.role", timing.Missing, "the handler's role is imported, so its unique id (RoleId) is unknown and the handler cannot prove a pass-two marker its own: give the handler a role built in this app")
 			}
@@ -390,6 +395,41 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 		step.Problems = []string{}
 	}
 	return step
+}
+
+// topicAccount is the account of a topic imported by ARN, "" when the ARN
+// is a token (a topic of this app: the ledger reads the id there itself).
+func topicAccount(t *TopicFacts) string {
+	if t == nil || IsToken(t.Arn) {
+		return ""
+	}
+	if f := strings.SplitN(t.Arn, ":", 6); len(f) == 6 && contract.IsAWSAccountID(f[4]) {
+		return f[4]
+	}
+	return ""
+}
+
+// lookupRole makes the store's lookup role (contract.RosterLookupRoleName):
+// the ledger's reader of the channel's account, and no other principal, may
+// assume it, and it may read the store's handler role (iam:GetRole on that
+// one role) and nothing else, so that the reader learns the role's unique id
+// without the channel team's deploy.
+func lookupRole(b *Batch, scope any, partition, ledgerAccount, store, handlerRoleArn string) {
+	reader := "arn:" + partition + ":iam::" + ledgerAccount + ":role/" + contract.LedgerReaderRoleName
+	at := b.Construct(scope, "aws-iam", "CfnRole", "RosterLookupRole", map[string]any{
+		"roleName":    contract.RosterLookupRoleName(store),
+		"path":        contract.RosterLookupRolePath,
+		"description": "Erasure store " + store + ": lets the channel's ledger reader read its handler role's id",
+		"assumeRolePolicyDocument": map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
+			"Effect": "Allow", "Action": "sts:AssumeRole",
+			"Principal": map[string]any{"AWS": "arn:" + partition + ":iam::" + ledgerAccount + ":root"},
+			// The reader by ARN: it need not exist when the store deploys.
+			"Condition": map[string]any{"ArnEquals": map[string]any{"aws:PrincipalArn": reader}},
+		}}},
+		"policies": []any{map[string]any{"policyName": "ReadTheHandlerRoleId", "policyDocument": map[string]any{"Version": "2012-10-17",
+			"Statement": []any{map[string]any{"Effect": "Allow", "Action": "iam:GetRole", "Resource": handlerRoleArn}}}}},
+	})
+	b.Add(Suppression(map[string]string{"NIST.800.53.R5-IAMNoInlinePolicy": ReasonLookupInline}, b.Result(at)))
 }
 
 // lockDown locks the store's queues and key to their path: only
