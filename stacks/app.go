@@ -43,6 +43,15 @@ type AppConfig struct {
 	// (a store in the app is found by itself).
 	LedgerRoleIDs map[string]string
 	HandlerAsset  string // the example handler's asset directory
+	// OrganizationID is erasure:organizationId: the channel admits the
+	// handler path of every account of this AWS organisation
+	// (ErasureChannelProps.OrganizationID) instead of the roster's accounts.
+	OrganizationID string
+	// StoresElsewhere is erasure:storesElsewhere: the extra stores are on the
+	// roster but deployed by their teams' own apps, as a channel team of a
+	// large organisation runs it (its app: the channel, the ledger, the
+	// dashboard).
+	StoresElsewhere bool
 }
 
 // Physical names of the channel's topic and response queue, so that the
@@ -84,6 +93,7 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 	str("erasure:storeAccount", &cfg.StoreAccount)
 	str("erasure:responseKeyArn", &cfg.ResponseKeyArn)
 	str("erasure:accountServiceRole", &cfg.AccountService)
+	str("erasure:organizationId", &cfg.OrganizationID)
 	if v := context("erasure:extraStores"); v != nil {
 		n, err := strconv.Atoi(fmt.Sprint(v))
 		if err != nil || n < 0 {
@@ -115,7 +125,7 @@ func ConfigFromContext(app awscdk.App) (AppConfig, error) {
 			cfg.LedgerRoleIDs[name] = id
 		}
 	}
-	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, erasure.NagContextKey: &cfg.Nag, "erasure:check": &cfg.Check, "erasure:ledger": &cfg.Ledger, "erasure:realisticNames": &cfg.RealisticNames} {
+	for key, dst := range map[string]*bool{"erasure:examples": &cfg.Examples, erasure.NagContextKey: &cfg.Nag, "erasure:check": &cfg.Check, "erasure:ledger": &cfg.Ledger, "erasure:realisticNames": &cfg.RealisticNames, "erasure:storesElsewhere": &cfg.StoresElsewhere} {
 		if v := context(key); v != nil {
 			b, err := strconv.ParseBool(fmt.Sprint(v))
 			if err != nil {
@@ -153,11 +163,15 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 		ResponseReaders:   readers,
 		TopicName:         TopicName,
 		ResponseQueueName: ResponseQueueName,
+		OrganizationID:    cfg.OrganizationID,
 	})
 	if cfg.Examples {
 		out.Stores = append(out.Stores, exampleStores(app, cfg, out.Channel, channelEnv, storeEnv)...)
 	}
 	for i, st := range extraStores(cfg) {
+		if cfg.StoresElsewhere {
+			break
+		}
 		props := &StoreStackProps{StackProps: awscdk.StackProps{Env: channelEnv}, Name: st.Name, Channel: out.Channel.Channel, HandlerAsset: cfg.HandlerAsset}
 		if st.Account != "" {
 			props.StackProps.Env = &awscdk.Environment{Account: jsii.String(st.Account), Region: jsii.String(cfg.Region)}

@@ -36,6 +36,8 @@ type ChannelStackProps struct {
 	// TopicName and ResponseQueueName: physical names, for cross-account stores.
 	TopicName         string
 	ResponseQueueName string
+	// OrganizationID admits the organisation's accounts instead of the roster's (ErasureChannelProps.OrganizationID).
+	OrganizationID string
 }
 
 // ChannelStack deploys the erasure channel and exports what stores import.
@@ -57,6 +59,7 @@ func NewChannelStack(scope constructs.Construct, id string, props *ChannelStackP
 		ResponseReaders:   props.ResponseReaders,
 		TopicName:         props.TopicName,
 		ResponseQueueName: props.ResponseQueueName,
+		OrganizationID:    props.OrganizationID,
 	})
 	out := func(name string, value *string, desc string) {
 		awscdk.NewCfnOutput(stack, jsii.String(name), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(desc)})

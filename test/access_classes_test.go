@@ -39,6 +39,11 @@ func orgApp(t *testing.T) string {
 // spread over accounts store accounts (erasure:extraStores,
 // erasure:extraAccounts), nag and the check off, into a new directory.
 func synthOrganisation(stores, accounts int) (string, error) {
+	return synthOrganisationWith(stores, accounts, nil)
+}
+
+// synthOrganisationWith is synthOrganisation with more context values.
+func synthOrganisationWith(stores, accounts int, more map[string]any) (string, error) {
 	dir, err := os.MkdirTemp("", "erasure-org-app")
 	if err != nil {
 		return "", err
@@ -50,6 +55,9 @@ func synthOrganisation(stores, accounts int) (string, error) {
 	ctx := *props.Context
 	ctx["erasure:extraStores"], ctx["erasure:extraAccounts"], ctx["erasure:realisticNames"] = stores, accounts, true
 	ctx["erasure:nag"], ctx["erasure:check"] = false, false
+	for k, v := range more {
+		ctx[k] = v
+	}
 	props.Context = &ctx
 	props.Outdir = jsii.String(dir)
 	_, err = stacks.Synthesize(props)
@@ -75,7 +83,23 @@ func failingClasses(m *erasurecheck.AccessMatrix) map[string]bool {
 // cells (by resource, action and class) that asking every account's
 // witnesses fails. The oracle is the matrix with Config.EveryAccount.
 func TestAccountClassesDecideAsEveryAccount(t *testing.T) {
-	src := orgApp(t)
+	classesDecideAsEveryAccount(t, orgApp(t))
+}
+
+// TestAccountClassesDecideAsEveryAccountInAnOrganisation: the same, for a
+// channel that admits its organisation (aws:PrincipalOrgID): the classes
+// then also tell an account of the organisation off the roster from one
+// outside it.
+func TestAccountClassesDecideAsEveryAccountInAnOrganisation(t *testing.T) {
+	dir, err := synthOrganisationWith(6, 4, map[string]any{"erasure:organizationId": testOrganization})
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	classesDecideAsEveryAccount(t, dir)
+}
+
+func classesDecideAsEveryAccount(t *testing.T, src string) {
 	base := readTemplates(t, src)
 	var accounts []string
 	for _, tpl := range base {
@@ -152,7 +176,7 @@ func breakPolicies(r *rand.Rand, tpls map[string]template, accounts []string) st
 			continue
 		}
 		st := list[r.IntN(len(list))].(map[string]any)
-		op := r.IntN(12)
+		op := r.IntN(14)
 		did = append(did, fmt.Sprintf("%s/%s %v: %d", ref.stack, ref.id, st["Sid"], op))
 		switch op {
 		case 0:
@@ -186,6 +210,11 @@ func breakPolicies(r *rand.Rand, tpls map[string]template, accounts []string) st
 		case 11:
 			list = append(list, map[string]any{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*",
 				"Condition": map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": pick()}}})
+		case 12:
+			st["Condition"] = map[string]any{"StringEquals": map[string]any{"aws:PrincipalOrgID": testOrganization}}
+		case 13:
+			list = append(list, map[string]any{"Effect": "Deny", "Principal": "*", "Action": "*", "Resource": "*",
+				"Condition": map[string]any{"StringNotEquals": map[string]any{"aws:PrincipalOrgID": testOrganization}}})
 		case 9:
 			if c, ok := st["Condition"].(map[string]any); ok {
 				for _, op := range sortedKeys(c) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/contract"
 	"os"
 	"path/filepath"
 	"sync"
@@ -93,6 +94,29 @@ func (tpl template) one(t testing.TB, typ string) (string, map[string]interface{
 		return id, r["Properties"].(map[string]interface{})
 	}
 	return "", nil
+}
+
+// handlerRole is the store's handler role: its one IAM role but the lookup
+// role (contract.RosterLookupRolePath) a store outside the channel's
+// account makes for the ledger's reader.
+func (tpl template) handlerRole(t testing.TB) (string, map[string]interface{}) {
+	t.Helper()
+	var id string
+	var props map[string]interface{}
+	for rid, r := range tpl.resources("AWS::IAM::Role") {
+		p := r["Properties"].(map[string]interface{})
+		if p["Path"] == contract.RosterLookupRolePath {
+			continue
+		}
+		if id != "" {
+			t.Fatalf("two handler roles: %s and %s", id, rid)
+		}
+		id, props = rid, p
+	}
+	if id == "" {
+		t.Fatal("no handler role")
+	}
+	return id, props
 }
 
 var (

@@ -3,6 +3,7 @@ package test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"strings"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestResponseQueueAdmitsOnlyTheRoster(t *testing.T) {
 		t.Errorf("the allow is not the handler path of the store accounts: %s", a)
 	}
 	for stack, name := range map[string]string{"SpaceStore": "erasure-handler-space", "LedgerStore": "erasure-handler-ledger", "BitmapStore": "erasure-handler-bitmaps"} {
-		_, role := app[stack].one(t, "AWS::IAM::Role")
+		_, role := app[stack].handlerRole(t)
 		_, fn := app[stack].one(t, "AWS::Lambda::Function")
 		if role["RoleName"] != name || role["Path"] != contract.HandlerRolePath || fn["FunctionName"] != name {
 			t.Errorf("%s: the handler is not %s under %s: role %v %v, function %v", stack, name, contract.HandlerRolePath, role["Path"], role["RoleName"], fn["FunctionName"])
@@ -111,7 +112,7 @@ func TestStoreOffTheRosterIsRefused(t *testing.T) {
 func TestOnlyTheHandlerConsumesAStoreQueue(t *testing.T) {
 	app := defaultApp(t)
 	for _, stack := range []string{"SpaceStore", "LedgerStore", "BitmapStore"} {
-		roleID, _ := app[stack].one(t, "AWS::IAM::Role")
+		roleID, _ := app[stack].handlerRole(t)
 		var deny map[string]interface{}
 		for _, pol := range app[stack].resources("AWS::SQS::QueuePolicy") {
 			doc := pol["Properties"].(map[string]interface{})["PolicyDocument"].(map[string]interface{})
@@ -167,14 +168,24 @@ func TestRefusedAnswersAlarmAndRosterMetadata(t *testing.T) {
 	if !strings.Contains(string(body), "Answers refused") || !strings.Contains(string(body), "RefusedAnswersAlarm") || !strings.Contains(string(body), "ConflictingAnswersAlarm") {
 		t.Errorf("the dashboard does not show the refused-answers alarm: %s", body)
 	}
-	var roster interface{}
+	// The template keeps the roster's size alone; the names are in the cloud
+	// assembly (the stack's metadata file), where erasurectl watch and the
+	// check read them.
+	var size any
 	for _, r := range app["ErasureChannel"].resources("AWS::SQS::Queue") {
-		if m, ok := r["Metadata"].(map[string]interface{}); ok && m["erasure:roster"] != nil {
-			roster = m["erasure:roster"]
+		if m, ok := r["Metadata"].(map[string]interface{}); ok && m["erasure:rosterSize"] != nil {
+			size = m["erasure:rosterSize"]
+			if m["erasure:roster"] != nil {
+				t.Errorf("the roster's names are in the template: %v", m["erasure:roster"])
+			}
 		}
 	}
-	if fmt.Sprint(roster) != "[space ledger bitmaps]" {
-		t.Errorf("the response queue's roster metadata is %v, want [space ledger bitmaps]", roster)
+	if size != 3.0 {
+		t.Errorf("the response queue's roster size is %v, want 3", size)
+	}
+	names, err := erasurecheck.Roster([]string{defaultDir})
+	if err != nil || fmt.Sprint(names) != "[bitmaps ledger space]" {
+		t.Errorf("the assembly's roster is %v (%v), want [bitmaps ledger space]", names, err)
 	}
 }
 

@@ -106,25 +106,77 @@ type exported struct {
 // stackFile is one template to read and the environment it deploys to.
 type stackFile struct {
 	path, account, region string
+	// metadata is the stack's construct metadata the model reads onto its
+	// resources (AssemblyMetadataPrefix), by logical id.
+	metadata map[string]map[string]any
 }
 
 // ReadAssembly reads the templates at paths (with the manifest beside them
 // for each stack's account and region) and every nested stack they name.
 func ReadAssembly(paths []string) (*Assembly, error) {
 	envs := map[string][2]string{}
+	meta := map[string]map[string]map[string]any{}
 	dirs := map[string]bool{}
 	for _, p := range paths {
 		if d := filepath.Dir(p); !dirs[d] {
 			dirs[d] = true
-			readManifestEnvs(d, envs)
+			readManifestEnvs(d, envs, meta)
 		}
 	}
 	files := make([]stackFile, 0, len(paths))
 	for _, p := range paths {
 		env := envs[p]
-		files = append(files, stackFile{path: p, account: env[0], region: env[1]})
+		files = append(files, stackFile{path: p, account: env[0], region: env[1], metadata: meta[p]})
 	}
 	return readFiles(files)
+}
+
+// AssemblyMetadataPrefix begins the types of construct metadata (a node's
+// metadata, which CDK writes into the cloud assembly beside the template, not
+// into it) that the model reads onto the construct's resource, as if the
+// template's Metadata held them: data that grows without bound (the
+// channel's roster) and must not count against a template's quotas.
+const AssemblyMetadataPrefix = "erasure:"
+
+// stackMetadata reads a stack artifact's construct metadata (inline, or its
+// additional metadata file) into the AssemblyMetadataPrefix entries of each
+// resource, by logical id.
+func stackMetadata(dir string, inline map[string][]metadataEntry, file string) map[string]map[string]any {
+	entries := inline
+	if file != "" {
+		p, err := bounded.Within(dir, file)
+		if err != nil {
+			return nil
+		}
+		b, err := bounded.ReadFile(p, MaxManifestBytes)
+		if err != nil || json.Unmarshal(b, &entries) != nil {
+			return nil
+		}
+	}
+	out := map[string]map[string]any{}
+	for _, list := range entries {
+		id := ""
+		for _, e := range list {
+			if e.Type == "aws:cdk:logicalId" {
+				id, _ = e.Data.(string)
+			}
+		}
+		for _, e := range list {
+			if id != "" && strings.HasPrefix(e.Type, AssemblyMetadataPrefix) {
+				if out[id] == nil {
+					out[id] = map[string]any{}
+				}
+				out[id][e.Type] = e.Data
+			}
+		}
+	}
+	return out
+}
+
+// metadataEntry is one construct metadata entry of a cloud assembly.
+type metadataEntry struct {
+	Type string
+	Data any
 }
 
 func readFiles(files []stackFile) (*Assembly, error) {
@@ -140,6 +192,21 @@ func readFiles(files []stackFile) (*Assembly, error) {
 		}
 		t.Stack = stackName(f.path)
 		t.Account, t.Region = f.account, f.region
+		for id, m := range f.metadata {
+			r, ok := t.Resources[id]
+			if !ok {
+				continue
+			}
+			if r.Metadata == nil {
+				r.Metadata = map[string]any{}
+			}
+			for k, v := range m {
+				if _, set := r.Metadata[k]; !set { // the template's own word stands
+					r.Metadata[k] = v
+				}
+			}
+			t.Resources[id] = r
+		}
 		if err := a.add(t, 0); err != nil {
 			return nil, err
 		}
@@ -366,6 +433,8 @@ type manifest struct {
 			TemplateFile  string
 			DirectoryName string
 		}
+		Metadata               map[string][]metadataEntry
+		AdditionalMetadataFile string
 	}
 }
 
@@ -393,8 +462,9 @@ func readManifestErr(dir string) (*manifest, error) {
 	return &m, nil
 }
 
-// readManifestEnvs maps template paths in dir to their stack's account and region.
-func readManifestEnvs(dir string, out map[string][2]string) {
+// readManifestEnvs maps template paths in dir to their stack's account and
+// region, and to the construct metadata the model reads (stackMetadata).
+func readManifestEnvs(dir string, out map[string][2]string, meta map[string]map[string]map[string]any) {
 	m, ok := readManifest(dir)
 	if !ok {
 		return
@@ -402,6 +472,11 @@ func readManifestEnvs(dir string, out map[string][2]string) {
 	for _, a := range m.Artifacts {
 		if a.Type != "aws:cloudformation:stack" {
 			continue
+		}
+		if p, err := bounded.Within(dir, a.Properties.TemplateFile); err == nil {
+			if md := stackMetadata(dir, a.Metadata, a.AdditionalMetadataFile); len(md) > 0 {
+				meta[p] = md
+			}
 		}
 		env := strings.TrimPrefix(a.Environment, "aws://")
 		if acct, region, ok := strings.Cut(env, "/"); ok && !strings.HasPrefix(acct, "unknown") {

@@ -31,6 +31,15 @@ type ErasureChannelProps struct {
 	// StoreAccounts is the older, broader form: every principal of these
 	// accounts may subscribe and answer. Refused together with Stores.
 	StoreAccounts []string
+	// OrganizationID (o-…) admits the handler path of every account of the
+	// AWS organisation (aws:PrincipalOrgID) instead of naming the roster's
+	// accounts in the shared policies: no policy of the channel then grows
+	// with the accounts, and a store in an account new to the roster changes
+	// no policy. The ledger's reader still counts an answer only from a
+	// roster store's exact handler role. Default: the roster's accounts, by
+	// id (a channel without an organisation; about 435 store accounts fit
+	// SQS's 8,192-byte queue policy).
+	OrganizationID string
 	// TopicName and ResponseQueueName give the topic and the response queue
 	// physical names, so that a store in another account can build their ARNs
 	// from the channel's account and region. Default: names CDK generates.
@@ -105,6 +114,7 @@ type ErasureChannel struct {
 
 	roster                      roster
 	publishers, responseReaders []string
+	organization                string
 }
 
 // RosterMetadataKey marks the response queue with the roster's store names
@@ -119,7 +129,8 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		props = &ErasureChannelProps{}
 	}
 	c := constantsOr(props.Constants)
-	ch := &ErasureChannel{Construct: this, roster: newRoster(props.Stores, envOf(this).account), publishers: props.Publishers, responseReaders: props.ResponseReaders}
+	ch := &ErasureChannel{Construct: this, roster: newRoster(props.Stores, envOf(this).account), publishers: props.Publishers, responseReaders: props.ResponseReaders,
+		organization: props.OrganizationID}
 	if len(ch.responseReaders) == 0 {
 		ch.responseReaders = props.Publishers
 	}
@@ -130,6 +141,11 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		}
 	}
 	problems = append(problems, checkRoster(props.Stores, props.StoreAccounts)...)
+	if o := props.OrganizationID; o != "" && !contract.IsOrganizationID(o) {
+		problems.Add("ErasureChannel.organizationId", timing.Invalid, "%q is not an AWS Organizations id: o- and 10 to 32 of a-z and 0-9", o)
+	} else if o != "" && len(props.Stores) == 0 {
+		problems.Add("ErasureChannel.organizationId", timing.Invalid, "an organisation admits the roster's handlers (Stores): give the roster, not StoreAccounts")
+	}
 	checkPrincipalArns(&problems, "ErasureChannel.publishers", props.Publishers, false)
 	checkPrincipalArns(&problems, "ErasureChannel.responseReaders", props.ResponseReaders, false)
 	checkPrincipalArns(&problems, "ErasureChannel.administrators", props.Administrators, true)
@@ -232,9 +248,9 @@ func (ch *ErasureChannel) admitRoster(topic *locked) []*locked {
 	handlers := rosterHandlers()
 	responses := lockedQueue(ch.ResponseQueue)
 	locks := []*locked{responses}
-	if len(r.others) > 0 {
+	if ch.organization != "" || len(r.others) > 0 {
 		key := lockedKey(ch.ResponseKey)
-		ch.admitRosterAccounts(r.others, handlers, topic, responses, key)
+		ch.admitRosterAccounts(ch.principalsOfOtherAccounts(), handlers, topic, responses, key)
 		locks = append(locks, key)
 	}
 	responses.Deny("OnlyRosterHandlersAnswer", []string{"sqs:SendMessage"}, nil, map[string]any{"ArnNotLike": map[string]any{"aws:PrincipalArn": handlers}})
@@ -247,9 +263,34 @@ func (ch *ErasureChannel) admitRoster(topic *locked) []*locked {
 	for _, st := range r.stores {
 		names = append(names, st.Name)
 	}
-	responses.Mark(RosterMetadataKey, names)
-	responses.Mark(erasurecheck.RosterAccountsMetadataKey, plan.AnyList(r.accounts))
+	// The roster's names grow with every store: they go to the cloud
+	// assembly (the stack's metadata file), which tools read, and never into
+	// the template, which keeps their number alone.
+	ch.ResponseQueue.Node().DefaultChild().Node().AddMetadata(jsii.String(RosterMetadataKey), names, nil)
+	responses.Mark(erasurecheck.RosterSizeMetadataKey, len(names))
+	accounts := r.accounts
+	if ch.organization != "" {
+		// The organisation stands for the roster's other accounts; the
+		// channel's own is admitted only while a store is in it.
+		responses.Mark(erasurecheck.OrganizationMetadataKey, ch.organization)
+		accounts = nil
+		if r.inChannelAccount {
+			accounts = []string{r.channelAccount}
+		}
+	}
+	responses.Mark(erasurecheck.RosterAccountsMetadataKey, plan.AnyList(accounts))
 	return locks
+}
+
+// principalsOfOtherAccounts is the condition on the principal's account the
+// shared policies admit the roster's other accounts by: the organisation
+// (aws:PrincipalOrgID, one id however many accounts), or the roster's
+// accounts other than the channel's, by id (aws:PrincipalAccount).
+func (ch *ErasureChannel) principalsOfOtherAccounts() map[string]any {
+	if ch.organization != "" {
+		return map[string]any{"aws:PrincipalOrgID": ch.organization}
+	}
+	return map[string]any{"aws:PrincipalAccount": plan.AnyList(ch.roster.others)}
 }
 
 // channelAccountHandlers is the condition of a principal under the handler
@@ -273,7 +314,7 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	channelAccount, region := r.channelAccount, envOf(ch.Construct).region
 	admins := props.Administrators
 	if len(admins) == 0 {
-		if len(r.others) > 0 {
+		if len(r.others) > 0 || ch.organization != "" {
 			// One pattern for the default bootstrap's execution role of every
 			// account: a roster account's own administrators subscribe its
 			// stores, and off the data path every other account needs an
@@ -365,8 +406,13 @@ func (ch *ErasureChannel) lockSubscriptions(topic *locked, admins []string) {
 	switch {
 	case !r.knowsChannelAccount:
 		// An environment-agnostic channel: its account is only known at
-		// deploy, so the roster's accounts are named outright.
-		topic.Deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"aws:PrincipalAccount": plan.AnyList(r.accounts)}})
+		// deploy, so the roster's accounts are named outright (or the
+		// organisation is).
+		who := map[string]any{"aws:PrincipalAccount": plan.AnyList(r.accounts)}
+		if ch.organization != "" {
+			who = map[string]any{"aws:PrincipalOrgID": ch.organization}
+		}
+		topic.Deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": who})
 	case !r.inChannelAccount:
 		topic.Deny("NoOneOfTheChannelAccountSubscribes", subscribe, nil, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": r.channelAccount}})
 	}
@@ -425,15 +471,25 @@ func appendNew(list []string, s string) []string {
 // its key through SQS, and lets their principals subscribe an SQS queue (the
 // topic's locks narrow it to their administrators and their own store queues):
 // Allows for every principal, on topic, responses and key.
-func (ch *ErasureChannel) admitRosterAccounts(accounts []string, handlers string, topic, responses, key *locked) {
+func (ch *ErasureChannel) admitRosterAccounts(accounts map[string]any, handlers string, topic, responses, key *locked) {
 	region := envOf(ch.Construct).region
-	topic.Allow("RosterSubscribeSqs", []string{"sns:Subscribe"}, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": plan.AnyList(accounts), "sns:Protocol": "sqs"}})
+	with := func(more map[string]any) map[string]any {
+		out := map[string]any{}
+		for k, v := range accounts {
+			out[k] = v
+		}
+		for k, v := range more {
+			out[k] = v
+		}
+		return out
+	}
+	topic.Allow("RosterSubscribeSqs", []string{"sns:Subscribe"}, map[string]any{"StringEquals": with(map[string]any{"sns:Protocol": "sqs"})})
 	responses.Allow("RosterSendResponses", []string{"sqs:SendMessage"}, map[string]any{
-		"StringEquals": map[string]any{"aws:PrincipalAccount": plan.AnyList(accounts)},
+		"StringEquals": accounts,
 		"ArnLike":      map[string]any{"aws:PrincipalArn": handlers},
 	})
 	key.Allow("RosterEncryptResponsesViaSqs", []string{"kms:GenerateDataKey", "kms:Decrypt"}, map[string]any{
-		"StringEquals": map[string]any{"aws:PrincipalAccount": plan.AnyList(accounts), "kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)},
+		"StringEquals": with(map[string]any{"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)}),
 		"ArnLike":      map[string]any{"aws:PrincipalArn": handlers},
 	})
 }

@@ -17,8 +17,9 @@ import (
 // class, and the class is drawn from the policy itself:
 //
 //   - whether the account is the resource's own (same-account access needs
-//     only one side's grant) and whether it is on the roster (the channel
-//     admits its handler path);
+//     only one side's grant), whether it is on the roster (the channel
+//     admits its handler path) and whether it is in the organisation the
+//     channel admits instead (aws:PrincipalOrgID);
 //   - every place the policy or its administrators' patterns write the
 //     account's id, with the value that writes it (the id taken out), so
 //     that two accounts listed side by side in one condition are one
@@ -73,6 +74,7 @@ func (m *AccessMatrix) accountClasses(t *target, accounts []string) map[string]s
 		b.Reset()
 		b.WriteByte(bit(acct == t.Account))
 		b.WriteByte(bit(m.decl.rosterAccounts[acct]))
+		b.WriteByte(bit(m.a.organisation().inOrganisation(acct)))
 		b.WriteByte(bit(acct == ""))
 		for _, g := range globs {
 			b.WriteByte(bit(iameval.GlobMatch(g, acct)))

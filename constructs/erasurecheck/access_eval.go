@@ -33,6 +33,44 @@ type assembly struct {
 	// sizes are the resource policies' sizes (policySize), once per
 	// resource: the quota rule and the quota uses both ask for each.
 	sizes map[policyAt]policySized
+	// org is the organisation the channel admits, read once (organisation).
+	org *organisationView
+}
+
+// organisationView is the AWS organisation the channel's shared policies
+// admit (OrganizationMetadataKey) and the accounts taken to be in it: every
+// account a stack of the app deploys to, and the witness the access matrix
+// adds for an account of the organisation that nothing of the app names.
+type organisationView struct {
+	id       string
+	accounts map[string]bool
+	witness  string
+}
+
+// organisation is the channel's organisation ("" id for a channel that names
+// its roster's accounts instead).
+func (a *assembly) organisation() *organisationView {
+	if a.org != nil {
+		return a.org
+	}
+	a.org = &organisationView{accounts: map[string]bool{}}
+	for _, t := range a.Templates {
+		if t.Account != "" {
+			a.org.accounts[t.Account] = true
+		}
+		for _, id := range t.IDsOf("AWS::SQS::Queue") {
+			if o, ok := t.Resources[id].Metadata[OrganizationMetadataKey].(string); ok && a.org.id == "" {
+				a.org.id = o
+			}
+		}
+	}
+	return a.org
+}
+
+// inOrganisation says whether a principal of account is in the channel's
+// organisation ("": an environment-agnostic stack's own account, which is).
+func (o *organisationView) inOrganisation(account string) bool {
+	return o.id != "" && (account == "" || o.accounts[account] || account == o.witness)
 }
 
 // policyAt is a resource of a template.
@@ -101,5 +139,9 @@ func (a *assembly) decide(p *principal, action string, r *target) iameval.Verdic
 func (a *assembly) request(p *principal, action string, r *target) iameval.Request {
 	q := iameval.NewRequest(&p.Principal, action, &r.Resource, a.Region())
 	q.SCPs, q.RCPs = a.scps[p.Account], a.rcps[r.Account]
+	if o := a.organisation(); p.Service == "" && o.inOrganisation(p.Account) {
+		// AWS sends aws:PrincipalOrgID for a principal of an organisation's account.
+		q.Ctx["aws:principalorgid"] = []string{o.id}
+	}
 	return q
 }

@@ -56,6 +56,10 @@ const (
 	servicePrincipal        = "service/"           // + service + "/" + account
 	handlerPrincipal        = "handler/"           // + store
 	anyAccountLabel         = "any-account"
+	// orgAccountLabel names the witness account of the channel's
+	// organisation that nothing of the app names: in the organisation, off
+	// the roster.
+	orgAccountLabel = "an-account-of-the-organisation"
 )
 
 // newEverything is the identity policy of a principal that its own account
@@ -383,13 +387,32 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 	// The unnamed account first: it stands for every account a resource's
 	// policy does not tell from it (accountClasses).
 	m.witnessAccounts = append([]string{fresh}, accountList...)
+	// A channel that admits an organisation: an account of it that nothing
+	// of the app names (in the organisation, off the roster) besides the
+	// unnamed one (outside it). Both take the handler path's patterns.
+	unnamed := []string{fresh}
+	var patternExtra []string
+	if org := a.organisation(); org.id != "" {
+		accounts[fresh] = true
+		org.witness = freshAccount(accounts)
+		delete(accounts, fresh)
+		m.witnessAccounts = append([]string{fresh, org.witness}, accountList...)
+		unnamed = []string{org.witness, fresh}
+		patternExtra = unnamed
+	}
 	known := m.knownARNs()
 	// Any other principal of each account, and of an account nobody names.
-	for _, acct := range append(append([]string{}, accountList...), fresh) {
-		label := acct
-		if acct == fresh {
-			label = anyAccountLabel
+	labelOf := func(acct string) string {
+		switch {
+		case acct == fresh:
+			return anyAccountLabel
+		case acct == a.organisation().witness:
+			return orgAccountLabel
 		}
+		return acct
+	}
+	for _, acct := range append(append([]string{}, accountList...), unnamed...) {
+		label := labelOf(acct)
 		arn := witnessARN("arn:aws:iam::"+iameval.OrStar(acct)+":role/erasure-witness", patterns, known)
 		m.addPrincipal(&principal{name: otherPrincipal + orLabel(label), class: classOther, Principal: iameval.Principal{Account: acct, Aliases: []string{arn}, Identity: m.everything}})
 		// The account's root user, and a federated user of it: principals a
@@ -420,15 +443,15 @@ func (m *AccessMatrix) findPrincipals(stores []Store) {
 		if len(f) != 6 || !strings.ContainsAny(f[5], "*?") {
 			continue
 		}
-		for _, a := range patternAccounts(f[4], accountList, m.agnostic()) {
+		for _, a := range patternAccounts(f[4], append(append([]string{}, accountList...), patternExtra...), m.agnostic()) {
 			inst := instantiate("arn:aws:iam::"+iameval.OrStar(a)+":"+f[5], known)
 			if inst == "" || seen[inst] {
 				continue
 			}
 			seen[inst] = true
-			class, name := classPattern, patternPrincipal+orLabel(a)+"/"+inst[strings.LastIndex(inst, "/")+1:]
+			class, name := classPattern, patternPrincipal+orLabel(labelOf(a))+"/"+inst[strings.LastIndex(inst, "/")+1:]
 			if m.isAdministratorARN(inst, a) {
-				class, name = classAdmin, adminPrincipal+orLabel(a)
+				class, name = classAdmin, adminPrincipal+orLabel(labelOf(a))
 				if m.principals[name] != nil {
 					name += "/" + inst[strings.LastIndex(inst, "/")+1:]
 				}
@@ -611,10 +634,21 @@ func (m *AccessMatrix) isRosterHandler(p *principal) bool {
 // policies admit every such role, and the response reader authenticates each
 // answer by its store's exact role id, refusing (and alarming on) the rest.
 func (m *AccessMatrix) onHandlerPath(p *principal) bool {
-	if p.Service != "" || !m.decl.rosterAccounts[p.Account] {
+	if p.Service != "" || !m.admitsAccount(p.Account) {
 		return false
 	}
 	return iameval.CoversAny(contract.HandlerRolePattern("*", iameval.OrStar(p.Account)), p.Aliases)
+}
+
+// admitsAccount says whether the channel's shared policies admit the
+// handler path of account: a roster account, or, for a channel that admits
+// its organisation, any account of it but the channel's own without a store.
+func (m *AccessMatrix) admitsAccount(account string) bool {
+	if m.decl.rosterAccounts[account] {
+		return true
+	}
+	org := m.a.organisation()
+	return org.id != "" && account != m.channelAccount && org.inOrganisation(account)
 }
 
 // subscribesItsStoreQueue says whether e is a store queue
@@ -625,12 +659,12 @@ func (m *AccessMatrix) subscribesItsStoreQueue(p *principal, topic *target, e *e
 	if e == nil || e.protocol != "sqs" || p.Service != "" || e.account != p.Account {
 		return false
 	}
-	if len(m.decl.rosterAccounts) == 0 {
+	if len(m.decl.rosterAccounts) == 0 && m.a.organisation().id == "" {
 		// A channel that names no roster accounts (an older template): a
 		// roster store's own queue, by its administrators.
 		return e.queue != nil && m.isAdmin(p, e.queue) && m.decl.roster[e.queue.store]
 	}
-	if !m.decl.rosterAccounts[p.Account] {
+	if !m.admitsAccount(p.Account) {
 		return false
 	}
 	named := false
@@ -780,6 +814,9 @@ func (m *AccessMatrix) endpoints(standsFor func(string) string, askers []*princi
 	}
 	for acct := range m.decl.rosterAccounts {
 		accounts[acct] = true
+	}
+	if w := m.a.organisation().witness; w != "" {
+		accounts[w] = true
 	}
 	for acct := range m.endpointAccounts {
 		accounts[acct] = true

@@ -27,6 +27,17 @@ const TopicMetadataKey = "erasure:topic"
 // (ErasureChannel sets it).
 const RosterMetadataKey = "erasure:roster"
 
+// RosterSizeMetadataKey marks the response queue with the number of roster
+// stores: the names themselves (RosterMetadataKey) live in the cloud
+// assembly's metadata of the queue, never in the template, which they would
+// grow per store.
+const RosterSizeMetadataKey = "erasure:rosterSize"
+
+// OrganizationMetadataKey marks the response queue with the AWS organisation
+// whose accounts the channel's shared policies admit (aws:PrincipalOrgID),
+// in place of the roster's accounts (RosterAccountsMetadataKey).
+const OrganizationMetadataKey = "erasure:organization"
+
 // RosterAccountsMetadataKey marks the response queue with the roster's
 // accounts: the accounts whose handler path (contract.HandlerRolePath) the
 // channel's shared policies admit.

@@ -159,7 +159,7 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 	}
 	if v := a.decide(role, "sqs:SendMessage", rq); v.Decision == Denied && v.DeniedByResource && a.isChannelQueue(rq) {
 		f.add(fnID, s.Path+".roster", timing.Missing, "the role of function %s is not on the channel's roster: the response queue denies every answer it sends (%s); add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (contract.HandlerName, under the path contract.HandlerRolePath)", fnID, v.Because)
-	} else if named := strings.HasPrefix(s.Path, "ErasureSubscriber["); named && a.isChannelQueue(rq) && !slices.Contains(iameval.StringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]), s.Spec.Name) {
+	} else if named := strings.HasPrefix(s.Path, "ErasureSubscriber["); named && a.isChannelQueue(rq) && rosterKnown(rq) && !slices.Contains(iameval.StringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]), s.Spec.Name) {
 		// The channel admits the handler path of its roster's accounts; the
 		// store's own name is what the ledger and the response reader judge.
 		f.add(fnID, s.Path+".roster", timing.Missing, "store %s is not on the channel's roster: the response reader refuses every answer it sends (%s) and no round waits for it; add the store to ErasureChannelProps.Stores", s.Spec.Name, contract.CodeSenderNotOnRoster)
@@ -459,7 +459,20 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, ft *template, fnID st
 }
 
 // isChannelQueue says whether r is the response queue ErasureChannel built
-// (its roster is in its metadata).
+// (its roster, or the roster's size, is in its metadata).
 func (a *assembly) isChannelQueue(r *target) bool {
-	return r.t != nil && r.t.Resources[r.id].Metadata[RosterMetadataKey] != nil
+	if r.t == nil {
+		return false
+	}
+	md := r.t.Resources[r.id].Metadata
+	return md[RosterMetadataKey] != nil || md[RosterSizeMetadataKey] != nil
+}
+
+// rosterKnown says whether the roster's names were read with the response
+// queue r: the template keeps only their number (RosterSizeMetadataKey), the
+// names are in its cloud assembly's metadata, absent from a bare template.
+// A roster not known is never taken for an empty one.
+func rosterKnown(r *target) bool {
+	md := r.t.Resources[r.id].Metadata
+	return md[RosterMetadataKey] != nil || cfnmodel.Number(md[RosterSizeMetadataKey], -1) == 0
 }
