@@ -34,7 +34,7 @@ func NewLedgerStack(scope constructs.Construct, id string, cfg AppConfig, app *A
 	}
 	lingering := map[string]int{}
 	for _, s := range app.Stores {
-		if s.Imported { // another account: its role id comes from erasure:ledgerRoleIds
+		if s.Imported { // another account: the reader looks its role id up (or erasure:ledgerRoleIds pins it)
 			continue
 		}
 		if s.Subscriber.HandlerRoleID != nil {

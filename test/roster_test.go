@@ -97,9 +97,14 @@ func TestStoreOffTheRosterIsRefused(t *testing.T) {
 			Stores: []erasure.RosterStore{{Name: "a"}, {Name: "a"}, {Name: "b", Account: "12"}}})
 		erasure.NewErasureChannel(bad, jsii.String("Both"), &erasure.ErasureChannelProps{
 			Stores: []erasure.RosterStore{{Name: "a"}}, StoreAccounts: []string{"222222222222"}})
+		erasure.NewErasureChannel(bad, jsii.String("BadOrg"), &erasure.ErasureChannelProps{
+			Stores: []erasure.RosterStore{{Name: "a"}}, OrganizationID: "o-NOT-AN-ID"})
+		erasure.NewErasureChannel(bad, jsii.String("OrgWithoutRoster"), &erasure.ErasureChannelProps{
+			StoreAccounts: []string{"222222222222"}, OrganizationID: "o-exampleorg01"})
 	})
 	report = strings.Join(res.Lines, "\n") + "\n"
-	for _, want := range []string{"ErasureChannel.stores[1].name: Invalid", "ErasureChannel.stores[2].account: Invalid", "ErasureChannel.storeAccounts: Invalid"} {
+	for _, want := range []string{"ErasureChannel.stores[1].name: Invalid", "ErasureChannel.stores[2].account: Invalid", "ErasureChannel.storeAccounts: Invalid",
+		"BadOrg] ErasureChannel.organizationId: Invalid", "OrgWithoutRoster] ErasureChannel.organizationId: Invalid"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("no line %q in:\n%s", want, report)
 		}

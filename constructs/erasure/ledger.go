@@ -51,11 +51,13 @@ type ErasureLedgerProps struct {
 	// Code is the ledger's Lambda handler (cmd/erasure-ledger, built for
 	// provided.al2023 on arm64). Required.
 	Code awslambda.Code
-	// RoleIDs are each roster store's handler role id (a token is fine: an
-	// ErasureSubscriber's role RoleId, or the value of its stack's
-	// ErasureHandlerRoleId output). The reader counts a store's answer only
-	// from "<role id>:<function name>"; a store without one has every answer
-	// refused and alarmed, never counted.
+	// RoleIDs are roster stores' handler role ids the app knows (a token is
+	// fine: an ErasureSubscriber's role RoleId). The reader counts a store's
+	// answer only from "<role id>:<function name>"; for a store without one
+	// it reads the id itself, in the store's account through the lookup role
+	// the store's ErasureSubscriber made (contract.RosterLookupRoleARN), or in
+	// its own account directly, so that a store joins with its own deploy.
+	// Until the id is found, every answer of the store is refused and alarmed.
 	RoleIDs map[string]*string
 	// LingeringDays is each bitmap store's bound on how long an erased id
 	// lingers in noncurrent versions, copied into its receipts.
