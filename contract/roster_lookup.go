@@ -10,6 +10,12 @@ const (
 	LedgerSweeperRoleName = "erasure-ledger-sweeper"
 )
 
+// LedgerRoleARN is the ARN of the ledger's role named name
+// (LedgerReaderRoleName or LedgerSweeperRoleName) in account.
+func LedgerRoleARN(partition, account, name string) string {
+	return "arn:" + partition + ":iam::" + account + ":role/" + name
+}
+
 // RosterLookupRolePath is the IAM path of every store's lookup role: the
 // role a store's own stack creates so that the ledger's reader, and only it,
 // may read its handler role's unique id (iam:GetRole on that one role), and a

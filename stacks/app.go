@@ -168,10 +168,11 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 	if cfg.Examples {
 		out.Stores = append(out.Stores, exampleStores(app, cfg, out.Channel, channelEnv, storeEnv)...)
 	}
-	for i, st := range extraStores(cfg) {
-		if cfg.StoresElsewhere {
-			break
-		}
+	extra := extraStores(cfg)
+	if cfg.StoresElsewhere { // on the roster, deployed by their own apps
+		extra = nil
+	}
+	for i, st := range extra {
 		props := &StoreStackProps{StackProps: awscdk.StackProps{Env: channelEnv}, Name: st.Name, Channel: out.Channel.Channel, HandlerAsset: cfg.HandlerAsset}
 		if st.Account != "" {
 			props.StackProps.Env = &awscdk.Environment{Account: jsii.String(st.Account), Region: jsii.String(cfg.Region)}

@@ -1,9 +1,8 @@
 package erasure
 
 import (
-	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
-
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -15,6 +14,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
@@ -474,13 +474,8 @@ func appendNew(list []string, s string) []string {
 func (ch *ErasureChannel) admitRosterAccounts(accounts map[string]any, handlers string, topic, responses, key *locked) {
 	region := envOf(ch.Construct).region
 	with := func(more map[string]any) map[string]any {
-		out := map[string]any{}
-		for k, v := range accounts {
-			out[k] = v
-		}
-		for k, v := range more {
-			out[k] = v
-		}
+		out := maps.Clone(accounts)
+		maps.Copy(out, more)
 		return out
 	}
 	topic.Allow("RosterSubscribeSqs", []string{"sns:Subscribe"}, map[string]any{"StringEquals": with(map[string]any{"sns:Protocol": "sqs"})})

@@ -38,8 +38,7 @@ const (
 // account: the reader belongs in ErasureChannelProps.ResponseReaders, the
 // sweeper (which re-broadcasts) in Publishers.
 func LedgerPrincipals(partition, account string) (reader, sweeper string) {
-	return fmt.Sprintf("arn:%s:iam::%s:role/%s", partition, account, LedgerReaderRoleName),
-		fmt.Sprintf("arn:%s:iam::%s:role/%s", partition, account, LedgerSweeperRoleName)
+	return contract.LedgerRoleARN(partition, account, LedgerReaderRoleName), contract.LedgerRoleARN(partition, account, LedgerSweeperRoleName)
 }
 
 // ErasureLedgerProps configure an ErasureLedger.

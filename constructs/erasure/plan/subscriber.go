@@ -415,7 +415,7 @@ func topicAccount(t *TopicFacts) string {
 // one role) and nothing else, so that the reader learns the role's unique id
 // without the channel team's deploy.
 func lookupRole(b *Batch, scope any, partition, ledgerAccount, store, handlerRoleArn string) {
-	reader := "arn:" + partition + ":iam::" + ledgerAccount + ":role/" + contract.LedgerReaderRoleName
+	reader := contract.LedgerRoleARN(partition, ledgerAccount, contract.LedgerReaderRoleName)
 	at := b.Construct(scope, "aws-iam", "CfnRole", "RosterLookupRole", map[string]any{
 		"roleName":    contract.RosterLookupRoleName(store),
 		"path":        contract.RosterLookupRolePath,
