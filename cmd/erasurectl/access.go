@@ -27,7 +27,7 @@ const accessMaxRows = 1_000_000
 // Run evaluates the channel's data path over the synthesized policies and
 // exits 1 when a cell is not what the channel needs.
 func (c *accessCmd) Run(g *globals) error {
-	scps, rcps, units, err := c.policies()
+	scps, rcps, units, err := c.Policies()
 	if err != nil {
 		return err
 	}

@@ -17,28 +17,22 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/linn-cloud/erasure-channel/cmd/internal/checkcli"
 	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
 )
 
-// Exit codes scripts can rely on.
+// Exit codes scripts can rely on (checkcli's, which check shares).
 const (
-	exitOK          = 0
-	exitCheckFailed = 1
-	exitUsage       = 2
-	exitEnvironment = 3
+	exitOK          = checkcli.ExitOK
+	exitCheckFailed = checkcli.ExitCheckFailed
+	exitUsage       = checkcli.ExitUsage
+	exitEnvironment = checkcli.ExitEnvironment
 )
 
 // exitError carries an exit code and a message that names no message value.
-type exitError struct {
-	code int
-	msg  string
-}
+type exitError = checkcli.ExitError
 
-func (e *exitError) Error() string { return e.msg }
-
-func fail(code int, format string, args ...any) error {
-	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
-}
+func fail(code int, format string, args ...any) error { return checkcli.Fail(code, format, args...) }
 
 // globals are the flags every command sees.
 type globals struct {
@@ -104,10 +98,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if err := ctx.Run(&c.globals); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
-			if ee.msg != "" {
-				fmt.Fprintln(stderr, "erasurectl:", ee.msg)
+			if ee.Msg != "" {
+				fmt.Fprintln(stderr, "erasurectl:", ee.Msg)
 			}
-			return ee.code
+			return ee.Code
 		}
 		fmt.Fprintln(stderr, "erasurectl:", err)
 		return exitEnvironment

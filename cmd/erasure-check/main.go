@@ -1,0 +1,71 @@
+// Command erasure-check is the app-wide check for CI, the command the
+// construct package installs (npm, PyPI and Maven alike): `erasure-check
+// [flags] <cdk.out or template>...` checks a cloud assembly from any CDK
+// language, or CloudFormation templates, with erasurectl check's flags,
+// exit codes and text, JSON and SARIF output (the same Go: cmd/internal/
+// checkcli). The package runs it as WebAssembly (GOOS=wasip1), so a store
+// team needs neither Go nor a clone.
+//
+// Exit codes: 0 every store passes; 1 a problem was found, or no store was
+// (--allow-no-stores accepts that); 2 usage (a path it cannot read).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/linn-cloud/erasure-channel/cmd/internal/checkcli"
+)
+
+type cli struct {
+	JSON bool `help:"Print machine-readable JSON (the same as --format json)."`
+	checkcli.Cmd
+}
+
+const description = `The erasure channel's app-wide check: every store subscribed to the erasure
+topic in a cloud assembly (cdk.out, from any CDK language) or in CloudFormation
+templates, against the channel's caps, derivations and lockdown.
+
+Exit codes: 0 every store passes; 1 a problem was found, or no store was;
+2 usage.`
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var c cli
+	exited := false
+	parser, err := kong.New(&c,
+		kong.Name("erasure-check"),
+		kong.Description(description),
+		kong.UsageOnError(),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(int) { exited = true }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return checkcli.ExitUsage
+	}
+	if _, err := parser.Parse(args); exited {
+		return checkcli.ExitOK // --help
+	} else if err != nil {
+		fmt.Fprintln(stderr, "erasure-check:", err)
+		return checkcli.ExitUsage
+	}
+	if err := c.Cmd.Run(stdout, c.JSON); err != nil {
+		var ee *checkcli.ExitError
+		if errors.As(err, &ee) {
+			if ee.Msg != "" {
+				fmt.Fprintln(stderr, "erasure-check:", ee.Msg)
+			}
+			return ee.Code
+		}
+		fmt.Fprintln(stderr, "erasure-check:", err)
+		return checkcli.ExitEnvironment
+	}
+	return checkcli.ExitOK
+}
