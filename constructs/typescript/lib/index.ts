@@ -282,3 +282,5 @@ function role(r: iam.IRole | undefined) {
   const cfn = r.node.defaultChild;
   return { arn: r.roleArn, id: cfn instanceof iam.CfnRole ? cfn.attrRoleId : null };
 }
+
+export { ErasureCheck, ErasureCheckProps } from './erasure-check';

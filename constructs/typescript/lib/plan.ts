@@ -3,15 +3,9 @@
 // (constructs/erasure/handover/index.js, the one the Go constructs use).
 // Nothing here decides anything: it runs the module, names objects, and
 // applies operations.
-import { randomFillSync } from 'crypto';
 import { readFileSync } from 'fs';
 import { join } from 'path';
-
-// The module's WASI imports: a reactor that reads no file, no argument and
-// no environment, and writes only to stderr (a Go runtime fault).
-const ERRNO_SUCCESS = 0;
-const ERRNO_BADF = 8;
-const ERRNO_NOSYS = 52;
+import { Wasi } from './wasi';
 
 // jsii compiles against ES2020's library, which does not declare
 // WebAssembly; Node has it.
@@ -36,39 +30,11 @@ function wasm(): Exports {
   const started = process.hrtime.bigint();
   const bytes = readFileSync(join(__dirname, '..', 'kernel', 'plan.wasm'));
   const module = new WA.Module(bytes);
-  let memory: { readonly buffer: ArrayBuffer } | undefined;
-  const view = () => new DataView(memory!.buffer);
-  const wasi: Record<string, (...args: any[]) => number | void> = {
-    args_sizes_get: (argc: number, size: number) => { view().setUint32(argc, 0, true); view().setUint32(size, 0, true); return ERRNO_SUCCESS; },
-    args_get: () => ERRNO_SUCCESS,
-    environ_sizes_get: (count: number, size: number) => { view().setUint32(count, 0, true); view().setUint32(size, 0, true); return ERRNO_SUCCESS; },
-    environ_get: () => ERRNO_SUCCESS,
-    clock_time_get: (id: number, _precision: bigint, out: number) => {
-      const now = id === 0 ? BigInt(Date.now()) * 1000000n : process.hrtime.bigint();
-      view().setBigUint64(out, now, true);
-      return ERRNO_SUCCESS;
-    },
-    random_get: (p: number, n: number) => { randomFillSync(new Uint8Array(memory!.buffer, p, n)); return ERRNO_SUCCESS; },
-    fd_write: (fd: number, iovs: number, count: number, written: number) => {
-      if (fd !== 1 && fd !== 2) return ERRNO_BADF;
-      let total = 0;
-      for (let i = 0; i < count; i++) {
-        const p = view().getUint32(iovs + 8 * i, true), n = view().getUint32(iovs + 8 * i + 4, true);
-        process.stderr.write(Buffer.from(memory!.buffer, p, n));
-        total += n;
-      }
-      view().setUint32(written, total, true);
-      return ERRNO_SUCCESS;
-    },
-    proc_exit: (code: number) => { throw new Error(`erasure-channel-constructs: the plan module exited (${code})`); },
-    sched_yield: () => ERRNO_SUCCESS,
-  };
-  const imports = { wasi_snapshot_preview1: new Proxy(wasi, {
-    // Files, directories and polling: there are none.
-    get: (target, name: string) => target[name] ?? (() => (name.startsWith('fd_') || name.startsWith('path_') ? ERRNO_BADF : ERRNO_NOSYS)),
-  }) };
-  const made = new WA.Instance(module, imports).exports as unknown as Exports;
-  memory = made.memory;
+  // A reactor that reads no file, no argument and no environment, and
+  // writes only to stderr (a Go runtime fault).
+  const wasi = new Wasi({ args: [], env: {}, files: false, stdout: (b) => process.stderr.write(b), stderr: (b) => process.stderr.write(b) });
+  const made = new WA.Instance(module, { wasi_snapshot_preview1: wasi.imports() }).exports as unknown as Exports;
+  wasi.bind(made.memory);
   made._initialize();
   instance = made;
   startMillis = Number(process.hrtime.bigint() - started) / 1e6;

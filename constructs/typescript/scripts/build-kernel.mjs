@@ -20,3 +20,10 @@ execFileSync('go', ['build', '-tags', 'erasureplan', '-buildmode=c-shared', '-tr
   env: { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm', CGO_ENABLED: '0' },
 })
 copyFileSync(join(repo, 'constructs', 'erasure', 'handover', 'index.js'), join(pkg, 'kernel', 'handover.js'))
+// kernel/check.wasm: the app-wide check (cmd/erasure-check, the Go code of
+// erasurectl check) as a WASI command, for ErasureCheck and erasure-check.
+execFileSync('go', ['build', '-tags', 'erasureplan', '-trimpath', '-ldflags=-s -w', '-o', join(pkg, 'kernel', 'check.wasm'), './cmd/erasure-check'], {
+  cwd: repo,
+  stdio: 'inherit',
+  env: { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm', CGO_ENABLED: '0' },
+})
