@@ -31,9 +31,10 @@ if (compare(parse(version), parse(base)) < 0) {
   process.exit(1)
 }
 const moved = compat(parse(version)) !== compat(parse(base))
-const bin = join(pkg, 'node_modules', '.bin', 'jsii-diff')
+// jsii-diff on this Node, not whatever node the PATH names first.
+const bin = join(pkg, 'node_modules', 'jsii-diff', 'bin', 'jsii-diff')
 try {
-  execFileSync(bin, ['--experimental-errors', join(pkg, 'api', base), current], { stdio: ['ignore', 'pipe', 'pipe'] })
+  execFileSync(process.execPath, [bin, '--experimental-errors', join(pkg, 'api', base), current], { stdio: ['ignore', 'pipe', 'pipe'] })
   console.log(`api-compat: ${version} keeps the API of ${base}`)
 } catch (e) {
   const report = `${e.stdout ?? ''}${e.stderr ?? ''}`.trim()
