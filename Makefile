@@ -19,27 +19,27 @@ run: tools
 ## test: everything CI runs but the offline deploy (.ci/run adds make deploy-local).
 test: tools dist packages api-compat offline-tools vet gotest parity
 
-# The image's moto and cfn-lint: one line each says what is skipped where they are missing; CI requires both.
+# moto and cfn-lint, pinned in tools/requirements.txt, from PyPI into the machine's python3 (a no-op once there).
 offline-tools:
-	@python3 tools/moto/erasure_moto.py --version-check 2>/dev/null || { if [ -n "$$CI" ]; then python3 tools/moto/erasure_moto.py --version-check; exit 1; fi; echo "skipped: the offline deploy (make deploy-local) needs moto 5.2.1: pip install 'moto[server]==5.2.1'"; }
-	@command -v cfn-lint >/dev/null || { if [ -n "$$CI" ]; then echo "cfn-lint is missing: pip install cfn-lint==1.51.0"; exit 1; fi; echo "skipped: cfn-lint over the synthesized templates (TestCDKCLISynth): pip install cfn-lint==1.51.0"; }
+	python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tools/requirements.txt
+	python3 tools/moto/erasure_moto.py --version-check
 
 ## deploy-local: `cdk deploy` for real, offline: moto (the image's, through tools/moto's bridge) as the
 ## CloudFormation engine; bootstrap of both accounts, deploy of every stack with change sets, a smoke
 ## CHECK + ERASE answered by every store (handlers under the real Lambda Runtime Interface Emulator, pass
 ## two after 2 s), an update in place and a second smoke run, destroy; then the failure cases (a template
 ## the engine rejects, a store that cannot answer).
-deploy-local: tools
+deploy-local: tools offline-tools
 	tools/deploy-local
 	go test -count=1 -run TestDeployLocalFails ./test -deploylocal
 
 ## deploy-local-scale: deploy-local's create and smoke with 100 more stores over 3 more store accounts
 ## (SCALE_STORES, SCALE_ACCOUNTS): every stack deployed onto moto, every store's answer read. Not run in CI.
-deploy-local-scale: tools
+deploy-local-scale: tools offline-tools
 	DEPLOY_LOCAL_STORES=$${SCALE_STORES:-100} DEPLOY_LOCAL_ACCOUNTS=$${SCALE_ACCOUNTS:-3} tools/deploy-local
 
 ## deploy-local-deployed-delay: deploy-local's create and smoke with the deployed pass-two delay (300 s).
-deploy-local-deployed-delay: tools
+deploy-local-deployed-delay: tools offline-tools
 	PASS_TWO_DELAY=deployed DEPLOY_LOCAL_UPDATE=0 tools/deploy-local
 
 TSAPP   := $(CURDIR)/cmd/erasurectl/testdata/tsapp

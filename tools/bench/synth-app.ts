@@ -10,7 +10,7 @@
 // package's ErasureSubscriber (constructs/typescript, installed from its
 // packed tarball as a store team installs it) instead of the hand-written
 // Subscriber below: the Go decisions run as WebAssembly, which must build the
-// Go app's templates too.
+// Go app's templates too. CHECK=1 adds the package's ErasureCheck plugin.
 import * as cdk from "aws-cdk-lib";
 import * as cw from "aws-cdk-lib/aws-cloudwatch";
 import * as iam from "aws-cdk-lib/aws-iam";
@@ -189,6 +189,8 @@ const stores = Number(process.env.STORES ?? "1");
 const asset = process.env.HANDLER_ASSET;
 if (!asset) throw new Error("HANDLER_ASSET is required");
 const app = new cdk.App();
+// CHECK=1 (with SUBSCRIBER=package): the package's ErasureCheck plugin judges the synthesized app too.
+if (pkg && process.env.CHECK === "1") cdk.Validations.of(app).addPlugins(new pkg.ErasureCheck({ topicArns: ["arn:aws:sns:eu-west-1:111111111111:erasure-topic"] }));
 const env = { account: "111111111111", region: "eu-west-1" };
 const channelStack = new cdk.Stack(app, "ErasureChannel", { env });
 const names = Array.from({ length: stores }, (_, i) => `store-${String(i + 1).padStart(3, "0")}`);
