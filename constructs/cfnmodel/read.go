@@ -12,6 +12,7 @@
 package cfnmodel
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,15 +159,20 @@ func stackMetadata(dir string, inline map[string][]metadataEntry, file string) m
 		id := ""
 		for _, e := range list {
 			if e.Type == "aws:cdk:logicalId" {
-				id, _ = e.Data.(string)
+				id = ""
+				_ = json.Unmarshal(e.Data, &id) // a non-string id leaves it empty
 			}
 		}
 		for _, e := range list {
 			if id != "" && strings.HasPrefix(e.Type, AssemblyMetadataPrefix) {
+				var data any
+				if json.Unmarshal(e.Data, &data) != nil {
+					continue
+				}
 				if out[id] == nil {
 					out[id] = map[string]any{}
 				}
-				out[id][e.Type] = e.Data
+				out[id][e.Type] = data
 			}
 		}
 	}
@@ -176,7 +182,7 @@ func stackMetadata(dir string, inline map[string][]metadataEntry, file string) m
 // metadataEntry is one construct metadata entry of a cloud assembly.
 type metadataEntry struct {
 	Type string
-	Data any
+	Data json.RawMessage // decoded only for the entries the check reads
 }
 
 func readFiles(files []stackFile) (*Assembly, error) {
@@ -397,9 +403,9 @@ func ReadTemplate(path string) (*Template, error) {
 // DecodeTemplate decodes a JSON template; YAML is read by decodeYAML.
 func DecodeTemplate(b []byte, path string) (map[string]any, error) {
 	var doc map[string]any
-	trimmed := strings.TrimSpace(string(b))
-	if strings.HasPrefix(trimmed, "{") {
-		if err := json.Unmarshal(b, &doc); err != nil {
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+		v, err := decodeJSON(b)
+		if doc, _ = v.(map[string]any); err != nil || doc == nil {
 			return nil, fmt.Errorf("cfnmodel: %s is not a JSON template", filepath.Base(path))
 		}
 	} else {

@@ -61,14 +61,37 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, &Error{Name: name, Err: err}
 	}
 	defer f.Close()
-	return read(f, name, limit)
+	// Sized from the stat, so that a large file is read in one allocation
+	// (io.ReadAll's doubling copied the assembly's 4 MB of JSON several
+	// times); one byte more tells a file that grew past its limit.
+	return readInto(make([]byte, 0, fi.Size()+1), f, name, limit)
 }
 
 // Read reads r to its end, at most limit bytes; name names it in errors.
 func Read(r io.Reader, name string, limit int64) ([]byte, error) { return read(r, name, limit) }
 
 func read(r io.Reader, name string, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	return readInto(make([]byte, 0, 512), r, name, limit)
+}
+
+// readInto reads r to its end into b, growing it as io.ReadAll does.
+func readInto(b []byte, r io.Reader, name string, limit int64) ([]byte, error) {
+	lr := io.LimitReader(r, limit+1)
+	var err error
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		var n int
+		n, err = lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			break
+		}
+	}
 	if err != nil {
 		return nil, &Error{Name: name, Err: err}
 	}
