@@ -214,10 +214,11 @@ SOAK_REQUESTS ?= 1000
 soak: tools
 	set -o pipefail; for n in 1 10 50; do go test -v -count=1 -run TestSoak -timeout 0 ./internal/soak -soak.stores $$n -soak.requests $(SOAK_REQUESTS) -soak.window 100 | grep -v '^\(=== RUN\|--- PASS\|PASS\|ok \)' || exit 1; done
 
-## fuzz-check: the template reader (JSON and YAML) of erasurecheck and erasurectl check, then the
-## assembly reader (manifests, nested assemblies and stacks).
+## fuzz-check: the template reader (JSON and YAML) of erasurecheck and erasurectl check, its JSON decoder against
+## encoding/json, then the assembly reader (manifests, nested assemblies and stacks).
 fuzz-check:
 	go test -run '^$$' -fuzz FuzzDecodeTemplate -fuzztime $(FUZZTIME) ./constructs/cfnmodel
+	go test -run '^$$' -fuzz FuzzDecodeJSONAgreesWithEncodingJSON -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 	go test -run '^$$' -fuzz FuzzReadAssembly -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 
 ## fuzz: the fast parser against the schema validator, IAM glob matching against its oracle, and the plan's token
