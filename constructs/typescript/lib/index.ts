@@ -40,43 +40,56 @@ export interface ErasureSubscriberProps {
    */
   readonly handlerProps?: lambda.FunctionProps;
   /**
-   * At most T. With `handler`, it must equal the function's timeout.
-   * @default - T, or the function's timeout
+   * The handler's timeout: whole seconds, from 1 s to at most 60 s (T,
+   * `handlerTimeoutCapSeconds`). With `handler`, it must equal the
+   * function's timeout. A token is refused: the cap is checked at synth.
+   * @default - 60 s (T), or the given function's timeout
    */
   readonly handlerTimeout?: Duration;
   /**
-   * If given, exactly visibilityTimeoutMultiplier × handlerTimeout.
-   * @default - derived
+   * The queue's visibility timeout. It is derived, never chosen: if given,
+   * it must be exactly 6 (`visibilityTimeoutMultiplier`) × handlerTimeout,
+   * at most 360 s (V, `visibilityTimeoutCapSeconds`). It stays so that an
+   * app which states it is checked rather than silently overridden.
+   * @default - 6 × handlerTimeout
    */
   readonly visibilityTimeout?: Duration;
   /**
-   * At most N.
-   * @default N
+   * Receives before a message moves to the dead-letter queue: a whole
+   * number from 1 to at most 5 (N, `maxReceiveCount`).
+   * @default 5
    */
   readonly maxReceiveCount?: number;
   /**
-   * At most X (and SQS's delay limit).
-   * @default X
+   * The delay before pass two: whole seconds, from 0 to at most 300 s (X,
+   * `passTwoDelayCapSeconds`), inside SQS's 900 s delay limit.
+   * @default 300 s (X)
    */
   readonly passTwoDelay?: Duration;
   /**
-   * At most b and at most the handler timeout.
-   * @default b
+   * The client-side limit on one destructive call: whole seconds, from 1 s
+   * to at most 60 s (b, `batchTimeoutCapSeconds`) and at most handlerTimeout.
+   * @default - 60 s (b), or handlerTimeout if it is shorter
    */
   readonly batchTimeout?: Duration;
   /**
-   * Records per invocation.
+   * Records per invocation: a whole number from 1 to at most 10
+   * (`lambdaSqsBatchSizeMax`, AWS's limit without a batching window).
    * @default 1
    */
   readonly batchSize?: number;
   /**
-   * Refused if it lets the store's worst case pass R.
+   * The event source's batching window: whole seconds, refused if the
+   * store's worst case 2·((N−1)·V + T + N·window) + X would pass 3300 s (R,
+   * `expiryPeriodSeconds`).
    * @default - none
    */
   readonly maxBatchingWindow?: Duration;
   /**
-   * If given, exactly the channel's retention.
-   * @default - the channel's retention
+   * The queues' retention. It is the channel's, never chosen: if given, it
+   * must be exactly 86400 s (`queueRetentionSeconds`), and is checked rather
+   * than silently overridden.
+   * @default 86400 s
    */
   readonly retentionPeriod?: Duration;
   /**
