@@ -83,3 +83,35 @@ func BenchmarkDecodeTemplate(b *testing.B) {
 		}
 	})
 }
+
+// TestMetadataFileAgreesWithEncodingJSON: an additional metadata file as CDK
+// writes it, and files of other shapes, are taken or refused by
+// metadataFile as json.Unmarshal into the same entries takes them.
+func TestMetadataFileAgreesWithEncodingJSON(t *testing.T) {
+	real, err := os.ReadFile(filepath.Join("testdata", "store-synthesized.metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{real, []byte(`{}`), []byte(`{"/a":null}`), []byte(`{"/a":[null,{"type":"x"}]}`), []byte(`[]`),
+		[]byte(`{"/a":{}}`), []byte(`{"/a":[1]}`), []byte(`{"/a":[{"type":5}]}`), []byte(`{"/a":[{"type":"t","data":{"k":[1,"v"]}}]}`), []byte(`{`)} {
+		got, gotErr := metadataFile(b)
+		var want map[string][]metadataEntry
+		wantErr := json.Unmarshal(b, &want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("%.60s: metadataFile error %v, encoding/json error %v", b, gotErr, wantErr)
+			continue
+		}
+		if gotErr == nil && !reflect.DeepEqual(normalise(got), normalise(want)) {
+			t.Errorf("%.60s: metadataFile %v, encoding/json %v", b, got, want)
+		}
+	}
+}
+
+// normalise treats a nil list as an empty one: both mean no entries.
+func normalise(m map[string][]metadataEntry) map[string][]metadataEntry {
+	out := map[string][]metadataEntry{}
+	for k, v := range m {
+		out[k] = append([]metadataEntry{}, v...)
+	}
+	return out
+}

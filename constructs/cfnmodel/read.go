@@ -150,7 +150,10 @@ func stackMetadata(dir string, inline map[string][]metadataEntry, file string) m
 			return nil
 		}
 		b, err := bounded.ReadFile(p, MaxManifestBytes)
-		if err != nil || json.Unmarshal(b, &entries) != nil {
+		if err != nil {
+			return nil
+		}
+		if entries, err = metadataFile(b); err != nil {
 			return nil
 		}
 	}
@@ -159,30 +162,65 @@ func stackMetadata(dir string, inline map[string][]metadataEntry, file string) m
 		id := ""
 		for _, e := range list {
 			if e.Type == "aws:cdk:logicalId" {
-				id = ""
-				_ = json.Unmarshal(e.Data, &id) // a non-string id leaves it empty
+				id, _ = e.Data.(string)
 			}
 		}
 		for _, e := range list {
 			if id != "" && strings.HasPrefix(e.Type, AssemblyMetadataPrefix) {
-				var data any
-				if json.Unmarshal(e.Data, &data) != nil {
-					continue
-				}
 				if out[id] == nil {
 					out[id] = map[string]any{}
 				}
-				out[id][e.Type] = data
+				out[id][e.Type] = e.Data
 			}
 		}
 	}
 	return out
 }
 
+// metadataFile decodes an artifact's additional metadata file (construct
+// path → its entries, each {"type", "data"}, as CDK writes them) with
+// decodeJSON, the one pass the templates take; anything of another shape is
+// refused whole, as encoding/json refuses it (the keys are CDK's exact ones,
+// where encoding/json would also take "Type" or "TYPE").
+func metadataFile(b []byte) (map[string][]metadataEntry, error) {
+	v, err := decodeJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	paths, ok := v.(map[string]any)
+	if !ok {
+		return nil, errJSON
+	}
+	out := make(map[string][]metadataEntry, len(paths))
+	for path, l := range paths {
+		list, ok := l.([]any)
+		if !ok && l != nil {
+			return nil, errJSON
+		}
+		entries := make([]metadataEntry, 0, len(list))
+		for _, x := range list {
+			e, ok := x.(map[string]any)
+			if !ok && x != nil {
+				return nil, errJSON
+			}
+			var me metadataEntry
+			if t, ok := e["type"].(string); ok {
+				me.Type = t
+			} else if e["type"] != nil {
+				return nil, errJSON
+			}
+			me.Data = e["data"]
+			entries = append(entries, me)
+		}
+		out[path] = entries
+	}
+	return out, nil
+}
+
 // metadataEntry is one construct metadata entry of a cloud assembly.
 type metadataEntry struct {
 	Type string
-	Data json.RawMessage // decoded only for the entries the check reads
+	Data any
 }
 
 func readFiles(files []stackFile) (*Assembly, error) {

@@ -35,6 +35,9 @@ type assembly struct {
 	sizes map[policyAt]policySized
 	// org is the organisation the channel admits, read once (organisation).
 	org *organisationView
+	// responseQueue is the channel's response queue, found once
+	// (channelResponseQueue): every store's wiring asks for it.
+	responseQueue *resourceRef
 }
 
 // organisationView is the AWS organisation the channel's shared policies

@@ -62,13 +62,17 @@ func (a *assembly) measurePolicy(t *template, id string, r cfnmodel.Resource) (i
 	if doc == nil {
 		return 0, nil, false
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(a.LowerBound(t, doc)) != nil {
-		return 0, nil, false
+	lower := a.LowerBound(t, doc)
+	size, measured := jsonSize(lower)
+	if !measured {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(lower) != nil {
+			return 0, nil, false
+		}
+		size = len(strings.TrimSuffix(b.String(), "\n"))
 	}
-	size := len(strings.TrimSuffix(b.String(), "\n"))
 	if v, ok := doc.(string); ok { // a policy given as a JSON string
 		size = len(v)
 	}

@@ -387,14 +387,19 @@ func Roster(paths []string) ([]string, error) {
 // channelResponseQueue is the response queue ErasureChannel built in this
 // app (marked with its kind), if any.
 func (a *assembly) channelResponseQueue() (*template, string, bool) {
-	for _, t := range a.Templates {
-		for _, id := range t.IDs() {
-			if r := t.Resources[id]; r.Type == "AWS::SQS::Queue" && r.Metadata[channelpolicy.KindMetadataKey] == string(channelpolicy.ResponseQueue) {
-				return t, id, true
+	if a.responseQueue == nil {
+		a.responseQueue = &resourceRef{}
+	find:
+		for _, t := range a.Templates {
+			for _, id := range t.IDsOf("AWS::SQS::Queue") {
+				if t.Resources[id].Metadata[channelpolicy.KindMetadataKey] == string(channelpolicy.ResponseQueue) {
+					a.responseQueue = &resourceRef{t, id}
+					break find
+				}
 			}
 		}
 	}
-	return nil, "", false
+	return a.responseQueue.t, a.responseQueue.id, a.responseQueue.t != nil
 }
 
 // checkHandlerEnvironment judges a store function's ERASURE_* variables as its
