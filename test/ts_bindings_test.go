@@ -13,9 +13,9 @@ import (
 // from its .jsii assembly, each with ErasureSubscriber and its props; and a
 // Go CDK app on the generated Go binding (testdata/gobinding: the jsii
 // kernel loads the package, WebAssembly and hand-over inside, as it loads
-// aws-cdk-lib) builds the Go app's templates for two stores. Python, .NET
-// and Java cannot run here (their runtimes' registries are out of reach);
-// they load the package through the same kernel.
+// aws-cdk-lib) builds the Go app's templates for two stores, beside the
+// repository's own channel. The built artifacts of every language but C#
+// are run from outside the repository by TestOutsideInEveryLanguage.
 func TestPackageBindingsForEveryJsiiLanguage(t *testing.T) {
 	t.Parallel()
 	root, node, bin := benchApp(t)
