@@ -115,3 +115,39 @@ func normalise(m map[string][]metadataEntry) map[string][]metadataEntry {
 	}
 	return out
 }
+
+// TestDecodeManifestAgreesWithEncodingJSON: a manifest.json as CDK writes it,
+// and manifests whose read fields have other types, are taken or refused by
+// decodeManifest as json.Unmarshal into the manifest struct takes them.
+func TestDecodeManifestAgreesWithEncodingJSON(t *testing.T) {
+	real, err := os.ReadFile(filepath.Join("testdata", "manifest-synthesized.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{real, []byte(`{}`), []byte(`{"artifacts":null}`), []byte(`{"artifacts":{"a":null}}`), []byte(`{"artifacts":[]}`),
+		[]byte(`{"artifacts":{"a":{"type":1}}}`), []byte(`{"artifacts":{"a":{"properties":{"templateFile":["x"]}}}}`),
+		[]byte(`{"artifacts":{"a":{"type":"aws:cloudformation:stack","environment":"aws://1/r","properties":{"templateFile":"a.json"},"metadata":{"/a":[{"type":"t","data":1}]}}}}`),
+		[]byte(`{"artifacts":{"a":{"metadata":{"/a":{}}}}}`), []byte(`{"version":"55.0.0"}x`)} {
+		got, gotErr := decodeManifest(b)
+		var want manifest
+		wantErr := json.Unmarshal(b, &want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("%.80s: decodeManifest error %v, encoding/json error %v", b, gotErr, wantErr)
+			continue
+		}
+		if gotErr != nil {
+			continue
+		}
+		if len(got.Artifacts) != len(want.Artifacts) {
+			t.Errorf("%.80s: %d artifacts, encoding/json %d", b, len(got.Artifacts), len(want.Artifacts))
+		}
+		for name, w := range want.Artifacts {
+			g := got.Artifacts[name]
+			gm, wm := g.Metadata, w.Metadata
+			g.Metadata, w.Metadata = nil, nil
+			if !reflect.DeepEqual(g, w) || !reflect.DeepEqual(normalise(gm), normalise(wm)) {
+				t.Errorf("%.80s: artifact %s: decodeManifest %+v, encoding/json %+v", b, name, got.Artifacts[name], want.Artifacts[name])
+			}
+		}
+	}
+}

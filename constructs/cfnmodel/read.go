@@ -191,6 +191,11 @@ func metadataFile(b []byte) (map[string][]metadataEntry, error) {
 	if !ok {
 		return nil, errJSON
 	}
+	return metadataEntries(paths)
+}
+
+// metadataEntries reads construct path → entries from a decoded object.
+func metadataEntries(paths map[string]any) (map[string][]metadataEntry, error) {
 	out := make(map[string][]metadataEntry, len(paths))
 	for path, l := range paths {
 		list, ok := l.([]any)
@@ -470,16 +475,19 @@ func stackName(path string) string {
 
 // manifest is the part of a cloud assembly's manifest.json the check reads.
 type manifest struct {
-	Artifacts map[string]struct {
-		Type        string
-		Environment string
-		Properties  struct {
-			TemplateFile  string
-			DirectoryName string
-		}
-		Metadata               map[string][]metadataEntry
-		AdditionalMetadataFile string
+	Artifacts map[string]artifact
+}
+
+// artifact is the part of a manifest's artifact the check reads.
+type artifact struct {
+	Type        string
+	Environment string
+	Properties  struct {
+		TemplateFile  string
+		DirectoryName string
 	}
+	Metadata               map[string][]metadataEntry
+	AdditionalMetadataFile string
 }
 
 func readManifest(dir string) (*manifest, bool) {
@@ -499,11 +507,69 @@ func readManifestErr(dir string) (*manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cfnmodel: %w", err)
 	}
-	var m manifest
-	if json.Unmarshal(b, &m) != nil {
+	m, err := decodeManifest(b)
+	if err != nil {
 		return nil, fmt.Errorf("cfnmodel: %s/manifest.json is not a cloud assembly manifest", filepath.Base(dir))
 	}
-	return &m, nil
+	return m, nil
+}
+
+// decodeManifest reads the fields of manifest from a manifest.json with
+// decodeJSON, under the keys CDK writes; a field of another type refuses the
+// whole manifest, as encoding/json's decode of the struct does
+// (TestDecodeManifestAgreesWithEncodingJSON).
+func decodeManifest(b []byte) (*manifest, error) {
+	v, err := decodeJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	root, ok := v.(map[string]any)
+	if !ok {
+		return nil, errJSON
+	}
+	str := func(o map[string]any, k string, dst *string) bool {
+		switch x := o[k].(type) {
+		case string:
+			*dst = x
+		case nil:
+		default:
+			return false
+		}
+		return true
+	}
+	obj := func(x any) (map[string]any, bool) {
+		o, ok := x.(map[string]any)
+		return o, ok || x == nil
+	}
+	m := &manifest{}
+	arts, ok := obj(root["artifacts"])
+	if !ok {
+		return nil, errJSON
+	}
+	if arts != nil {
+		m.Artifacts = make(map[string]artifact, len(arts))
+	}
+	for name, x := range arts {
+		o, ok := obj(x)
+		if !ok {
+			return nil, errJSON
+		}
+		var a artifact
+		props, ok := obj(o["properties"])
+		if !ok || !str(o, "type", &a.Type) || !str(o, "environment", &a.Environment) || !str(o, "additionalMetadataFile", &a.AdditionalMetadataFile) ||
+			!str(props, "templateFile", &a.Properties.TemplateFile) || !str(props, "directoryName", &a.Properties.DirectoryName) {
+			return nil, errJSON
+		}
+		if md, ok := obj(o["metadata"]); !ok {
+			return nil, errJSON
+		} else if md != nil {
+			if a.Metadata, err = metadataEntries(md); err != nil {
+				return nil, err
+			}
+		}
+		m.Artifacts[name] = a
+	}
+	return m, nil
 }
 
 // readManifestEnvs maps template paths in dir to their stack's account and
