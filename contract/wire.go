@@ -3,6 +3,8 @@ package contract
 import (
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/linn-cloud/erasure-channel/contract/jsonesc"
 )
 
 // The strict wire profile every twin applies before the schema:
@@ -307,19 +309,11 @@ func (s *scanner) strEscaped(start int) ([]byte, bool) {
 		}
 		e := s.b[s.i]
 		s.i++
+		if c, ok := jsonesc.Simple(e); ok {
+			buf = append(buf, c)
+			continue
+		}
 		switch e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
 		case 'u':
 			r, ok := s.hex4()
 			if !ok {
@@ -351,25 +345,11 @@ func (s *scanner) strEscaped(start int) ([]byte, bool) {
 }
 
 func (s *scanner) hex4() (rune, bool) {
-	if s.i+4 > len(s.b) {
-		return 0, false
+	r, ok := jsonesc.Hex4(s.b[s.i:])
+	if ok {
+		s.i += 4
 	}
-	var r rune
-	for _, c := range s.b[s.i : s.i+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			r |= rune(c-'A') + 10
-		default:
-			return 0, false
-		}
-	}
-	s.i += 4
-	return r, true
+	return r, ok
 }
 
 // number reads an RFC 8259 number. plain is true when it is written as

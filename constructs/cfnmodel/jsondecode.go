@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/linn-cloud/erasure-channel/contract/jsonesc"
 )
 
 // errJSON is the decoder's one error: the template is not JSON. Like
@@ -238,19 +240,11 @@ func (d *jsonDecoder) string() (string, error) {
 			}
 			e := d.b[d.i]
 			d.i++
+			if c, ok := jsonesc.Simple(e); ok {
+				out = append(out, c)
+				continue
+			}
 			switch e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
 			case 'u':
 				r, ok := d.hex4()
 				if !ok {
@@ -292,23 +286,9 @@ func (d *jsonDecoder) string() (string, error) {
 
 // hex4 reads the four hex digits of a \u escape.
 func (d *jsonDecoder) hex4() (rune, bool) {
-	if len(d.b)-d.i < 4 {
-		return 0, false
+	r, ok := jsonesc.Hex4(d.b[d.i:])
+	if ok {
+		d.i += 4
 	}
-	var r rune
-	for _, c := range d.b[d.i : d.i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	d.i += 4
-	return r, true
+	return r, ok
 }
