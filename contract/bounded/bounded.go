@@ -5,6 +5,7 @@
 package bounded
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -63,42 +64,25 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	defer f.Close()
 	// Sized from the stat, so that a large file is read in one allocation
 	// (io.ReadAll's doubling copied the assembly's 4 MB of JSON several
-	// times); one byte more tells a file that grew past its limit.
-	return readInto(make([]byte, 0, fi.Size()+1), f, name, limit)
+	// times).
+	return read(f, name, limit, fi.Size())
 }
 
 // Read reads r to its end, at most limit bytes; name names it in errors.
-func Read(r io.Reader, name string, limit int64) ([]byte, error) { return read(r, name, limit) }
+func Read(r io.Reader, name string, limit int64) ([]byte, error) { return read(r, name, limit, 0) }
 
-func read(r io.Reader, name string, limit int64) ([]byte, error) {
-	return readInto(make([]byte, 0, 512), r, name, limit)
-}
-
-// readInto reads r to its end into b, growing it as io.ReadAll does.
-func readInto(b []byte, r io.Reader, name string, limit int64) ([]byte, error) {
-	lr := io.LimitReader(r, limit+1)
-	var err error
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		var n int
-		n, err = lr.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if err == io.EOF {
-				err = nil
-			}
-			break
-		}
-	}
-	if err != nil {
+// read reads r to its end, at most limit bytes, into a buffer made for size;
+// one byte past the limit tells an input that is (or grew) too large.
+func read(r io.Reader, name string, limit, size int64) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
 		return nil, &Error{Name: name, Err: err}
 	}
-	if int64(len(b)) > limit {
+	if int64(buf.Len()) > limit {
 		return nil, &Error{Name: name, Limit: limit, Err: ErrTooLarge}
 	}
-	return b, nil
+	return buf.Bytes(), nil
 }
 
 // Within joins rel to root and refuses a result outside root (an absolute
