@@ -873,6 +873,13 @@ func (m *AccessMatrix) evaluateAll() {
 			witnesses = append(witnesses, p)
 		}
 	}
+	rolesByAlias := map[string][]*principal{}
+	for _, r := range roles {
+		for _, al := range r.Aliases {
+			rolesByAlias[al] = append(rolesByAlias[al], r)
+		}
+	}
+	signatures := map[string]map[*principal]string{}
 	storeOf := map[*principal]string{}
 	for name, h := range m.handlers {
 		storeOf[h] = name
@@ -896,14 +903,29 @@ func (m *AccessMatrix) evaluateAll() {
 			sig     string
 		}
 		represented := map[standing]bool{}
+		// Which of pats cover a principal, remembered by the list of pats
+		// (most targets' policies name the same patterns).
+		patsKey := strings.Join(pats, "\x00")
+		sigs := signatures[patsKey]
+		if sigs == nil {
+			sigs = map[*principal]string{}
+			signatures[patsKey] = sigs
+		}
 		signature := func(p *principal) string {
+			if len(pats) == 0 {
+				return ""
+			}
+			if s, ok := sigs[p]; ok {
+				return s
+			}
 			var b strings.Builder
 			for i, pat := range pats {
 				if iameval.CoversAny(pat, p.Aliases) {
 					fmt.Fprintf(&b, "%d,", i)
 				}
 			}
-			return b.String()
+			sigs[p] = b.String()
+			return sigs[p]
 		}
 		// The witnesses of one account of each class towards t.
 		rep := map[string]string{}
@@ -932,15 +954,20 @@ func (m *AccessMatrix) evaluateAll() {
 				represented[standing{standsFor(w.Account), signature(w)}] = true
 			}
 		}
-		for _, r := range roles {
-			named := false
-			for _, al := range r.Aliases {
-				named = named || exact[al]
+		// The roles t's policy names and those whose own statements reach t,
+		// found from t's side: asking every role of the app of every target
+		// was the check's quadratic term.
+		asked := cover.reachedBy(t)
+		for al := range exact {
+			for _, r := range rolesByAlias[al] {
+				asked[r] = true
 			}
+		}
+		for _, r := range roles {
 			// A handler the path needs here is always asked itself: a grant
 			// it lost must fail its own cell, not pass as its witness's.
-			needed := r.class == classHandler && (storeOf[r] == t.store && t.store != "" || t.kind == channelpolicy.ResponseQueue || t.kind == channelpolicy.ResponseKey)
-			if named || needed || cover.reaches(r, t) || !represented[standing{standsFor(r.Account), signature(r)}] {
+			needed := r.class == classHandler && (t.kind == channelpolicy.ResponseQueue || t.kind == channelpolicy.ResponseKey || t.store != "" && storeOf[r] == t.store)
+			if asked[r] || needed || cover.patternReaches(r, t) || !represented[standing{standsFor(r.Account), signature(r)}] {
 				candidates = append(candidates, r)
 			}
 		}
@@ -1234,12 +1261,13 @@ type identityCover struct {
 	exact   map[string][]*principal // resource alias -> roles with a statement naming it
 	exactOf map[*principal][]string // role -> the exact resources its statements name
 	pattern map[*principal][]coverPattern
+	covered map[string]map[*principal]bool // a target's pattern alias -> the roles naming an ARN it covers, once
 }
 
 type coverPattern struct{ pattern, prefix string }
 
 func (m *AccessMatrix) identityIndex() *identityCover {
-	c := &identityCover{exact: map[string][]*principal{}, exactOf: map[*principal][]string{}, pattern: map[*principal][]coverPattern{}}
+	c := &identityCover{exact: map[string][]*principal{}, exactOf: map[*principal][]string{}, pattern: map[*principal][]coverPattern{}, covered: map[string]map[*principal]bool{}}
 	for _, name := range m.principalOrder {
 		p := m.principals[name]
 		if p.class != classHandler && p.class != classRole {
@@ -1267,20 +1295,38 @@ func (m *AccessMatrix) identityIndex() *identityCover {
 	return c
 }
 
-// reaches says whether one of p's identity statements names t.
-func (c *identityCover) reaches(p *principal, t *target) bool {
+// reachedBy is every role a statement of which names t exactly: reaches'
+// first question, asked once for all roles.
+func (c *identityCover) reachedBy(t *target) map[*principal]bool {
+	out := map[*principal]bool{}
 	for _, al := range t.Aliases {
 		for _, q := range c.exact[al] {
-			if q == p {
-				return true
-			}
+			out[q] = true
 		}
 	}
+	return out
+}
+
+// patternReaches is reaches by a pattern: t's or one of p's statements'.
+func (c *identityCover) patternReaches(p *principal, t *target) bool {
 	for _, al := range t.Aliases {
+		if !strings.ContainsAny(al, "*?") {
+			continue
+		}
 		// A target known only by a pattern (another app's key of the
 		// response queue's account and region) is reached by an exact ARN
 		// the pattern covers.
-		if strings.ContainsAny(al, "*?") && iameval.CoversAny(al, c.exactOf[p]) {
+		covered, ok := c.covered[al]
+		if !ok {
+			covered = map[*principal]bool{}
+			for q, exact := range c.exactOf {
+				if iameval.CoversAny(al, exact) {
+					covered[q] = true
+				}
+			}
+			c.covered[al] = covered
+		}
+		if covered[p] {
 			return true
 		}
 	}
