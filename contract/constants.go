@@ -152,6 +152,13 @@ func (c Constants) Check() error {
 	return &ConstantsError{Problems: p}
 }
 
+// Named returns the value of the constant the constants file names name
+// ("handlerTimeoutCapSeconds", "awsLimits.sqsDelayMaxSeconds").
+func (c Constants) Named(name string) (int, bool) {
+	v, ok := c.named()[name]
+	return v, ok
+}
+
 // named maps every JSON name to its value; it is the one table the loader and
 // Check share.
 func (c *Constants) named() map[string]int {

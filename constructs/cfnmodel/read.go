@@ -69,6 +69,12 @@ type Template struct {
 	// Bytes is the template file's size as written: what CloudFormation
 	// receives (through S3) and limits.
 	Bytes int
+	// ConstructPaths maps a resource's logical id to its construct path, from
+	// the cloud assembly's metadata (nil for a plain template).
+	ConstructPaths map[string]string
+	// CheckMetadata are the stack's construct metadata entries of the
+	// CheckMetadataPrefix types, from the cloud assembly.
+	CheckMetadata []ConstructEntry
 
 	parent       *Template      // the stack that nests this one
 	nestedID     string         // its logical id in the parent
@@ -107,16 +113,36 @@ type exported struct {
 // stackFile is one template to read and the environment it deploys to.
 type stackFile struct {
 	path, account, region string
-	// metadata is the stack's construct metadata the model reads onto its
-	// resources (AssemblyMetadataPrefix), by logical id.
-	metadata map[string]map[string]any
+	// metadata is the stack's construct metadata the model reads.
+	metadata *stackMeta
 }
+
+// stackMeta is what the model reads of a stack artifact's construct
+// metadata.
+type stackMeta struct {
+	byID  map[string]map[string]any // AssemblyMetadataPrefix entries, by logical id
+	paths map[string]string         // logical id -> construct path
+	check []ConstructEntry          // CheckMetadataPrefix entries
+}
+
+// ConstructEntry is one construct metadata entry of a cloud assembly and the
+// construct path it is recorded on ("Stack/Orders/Queue", no leading slash).
+type ConstructEntry struct {
+	Path string
+	Type string
+	Data any
+}
+
+// CheckMetadataPrefix begins the types of construct metadata recorded for
+// the app-wide check (its acknowledgements), kept on the template as they
+// are (Template.CheckMetadata) with the construct path they are on.
+const CheckMetadataPrefix = "erasure-check:"
 
 // ReadAssembly reads the templates at paths (with the manifest beside them
 // for each stack's account and region) and every nested stack they name.
 func ReadAssembly(paths []string) (*Assembly, error) {
 	envs := map[string][2]string{}
-	meta := map[string]map[string]map[string]any{}
+	meta := map[string]*stackMeta{}
 	dirs := map[string]bool{}
 	for _, p := range paths {
 		if d := filepath.Dir(p); !dirs[d] {
@@ -140,9 +166,10 @@ func ReadAssembly(paths []string) (*Assembly, error) {
 const AssemblyMetadataPrefix = "erasure:"
 
 // stackMetadata reads a stack artifact's construct metadata (inline, or its
-// additional metadata file) into the AssemblyMetadataPrefix entries of each
-// resource, by logical id.
-func stackMetadata(dir string, inline map[string][]metadataEntry, file string) map[string]map[string]any {
+// additional metadata file): the AssemblyMetadataPrefix entries of each
+// resource, by logical id, each resource's construct path, and the
+// CheckMetadataPrefix entries.
+func stackMetadata(dir string, inline map[string][]metadataEntry, file string) *stackMeta {
 	entries := inline
 	if file != "" {
 		p, err := bounded.Within(dir, file)
@@ -157,23 +184,30 @@ func stackMetadata(dir string, inline map[string][]metadataEntry, file string) m
 			return nil
 		}
 	}
-	out := map[string]map[string]any{}
-	for _, list := range entries {
+	out := &stackMeta{byID: map[string]map[string]any{}, paths: map[string]string{}}
+	for path, list := range entries {
 		id := ""
 		for _, e := range list {
 			if e.Type == "aws:cdk:logicalId" {
 				id, _ = e.Data.(string)
 			}
 		}
+		if id != "" {
+			out.paths[id] = strings.TrimPrefix(path, "/")
+		}
 		for _, e := range list {
 			if id != "" && strings.HasPrefix(e.Type, AssemblyMetadataPrefix) {
-				if out[id] == nil {
-					out[id] = map[string]any{}
+				if out.byID[id] == nil {
+					out.byID[id] = map[string]any{}
 				}
-				out[id][e.Type] = e.Data
+				out.byID[id][e.Type] = e.Data
+			}
+			if strings.HasPrefix(e.Type, CheckMetadataPrefix) {
+				out.check = append(out.check, ConstructEntry{Path: strings.TrimPrefix(path, "/"), Type: e.Type, Data: e.Data})
 			}
 		}
 	}
+	sort.Slice(out.check, func(i, j int) bool { return out.check[i].Path < out.check[j].Path })
 	return out
 }
 
@@ -241,7 +275,11 @@ func readFiles(files []stackFile) (*Assembly, error) {
 		}
 		t.Stack = stackName(f.path)
 		t.Account, t.Region = f.account, f.region
-		for id, m := range f.metadata {
+		var byID map[string]map[string]any
+		if f.metadata != nil {
+			byID, t.ConstructPaths, t.CheckMetadata = f.metadata.byID, f.metadata.paths, f.metadata.check
+		}
+		for id, m := range byID {
 			r, ok := t.Resources[id]
 			if !ok {
 				continue
@@ -574,7 +612,7 @@ func decodeManifest(b []byte) (*manifest, error) {
 
 // readManifestEnvs maps template paths in dir to their stack's account and
 // region, and to the construct metadata the model reads (stackMetadata).
-func readManifestEnvs(dir string, out map[string][2]string, meta map[string]map[string]map[string]any) {
+func readManifestEnvs(dir string, out map[string][2]string, meta map[string]*stackMeta) {
 	m, ok := readManifest(dir)
 	if !ok {
 		return
@@ -584,7 +622,7 @@ func readManifestEnvs(dir string, out map[string][2]string, meta map[string]map[
 			continue
 		}
 		if p, err := bounded.Within(dir, a.Properties.TemplateFile); err == nil {
-			if md := stackMetadata(dir, a.Metadata, a.AdditionalMetadataFile); len(md) > 0 {
+			if md := stackMetadata(dir, a.Metadata, a.AdditionalMetadataFile); md != nil {
 				meta[p] = md
 			}
 		}

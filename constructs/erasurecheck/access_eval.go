@@ -38,6 +38,8 @@ type assembly struct {
 	// responseQueue is the channel's response queue, found once
 	// (channelResponseQueue): every store's wiring asks for it.
 	responseQueue *resourceRef
+	// boundaries are Config.Boundaries: permissions boundaries' documents.
+	boundaries map[string]any
 }
 
 // organisationView is the AWS organisation the channel's shared policies

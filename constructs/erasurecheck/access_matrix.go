@@ -187,8 +187,16 @@ func (m *AccessMatrix) findingsOf(keep func(Cell) bool) Findings {
 			detail = fmt.Sprintf("the channel needs %d cells denied, and the synthesized policies allow them (%s; first: %s): narrow the policy", len(list), strings.Join(names, ", "), first.Because)
 		}
 		r := m.targets[g.resource]
-		out = append(out, Finding{Problem: timing.Problem{Path: "Access[" + g.resource + "]", Type: g.typ, Detail: detail},
-			Stack: r.t.Stack, Template: r.t.Path, LogicalID: r.id})
+		rule := ruleAccessWidened
+		switch g.typ {
+		case timing.Invalid:
+			rule = ruleAccessJudgeable
+		case timing.Missing:
+			rule = ruleAccessNeeded
+		}
+		f := findings{t: r.t}
+		f.addProblem(rule, r.id, nil, timing.Problem{Path: "Access[" + g.resource + "]", Type: g.typ, Detail: detail})
+		out = append(out, f.out...)
 	}
 	return out
 }

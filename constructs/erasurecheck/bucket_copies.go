@@ -7,7 +7,6 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // BitmapBucket is a bitmap store's bucket as the template deploys it.
@@ -76,8 +75,8 @@ func overlaps(p, prefix string) bool {
 func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants) {
 	b := s.Bitmap
 	bp := s.Path + ".bitmapBucket"
-	props := b.Properties
-	if rc, ok := field(props, "ReplicationConfiguration").(map[string]any); ok {
+	bprops := b.Properties
+	if rc, ok := field(bprops, "ReplicationConfiguration").(map[string]any); ok {
 		for i, r := range iameval.ListOf(field(rc, "Rules")) {
 			rm, _ := r.(map[string]any)
 			if !enabled(rm) || !overlaps(rulePrefix(rm), b.Prefix) {
@@ -87,10 +86,10 @@ func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants
 			if id, ok := field(rm, "Id").(string); ok && id != "" {
 				name = fmt.Sprintf("%s.replication[%s]", bp, id)
 			}
-			f.add(b.BucketID, name, timing.BreaksErasure, "replicates %q to another bucket: the replica keeps every generation subject erasure deletes here, without bound; remove the rule or keep it off the library's prefix", b.Prefix)
+			f.add(ruleBucketReplication, b.BucketID, name, props("ReplicationConfiguration", "Rules", fmt.Sprint(i)), "replicates %q to another bucket: the replica keeps every generation subject erasure deletes here, without bound; remove the rule or keep it off the library's prefix", b.Prefix)
 		}
 	}
-	for i, cfg := range iameval.ListOf(field(props, "IntelligentTieringConfigurations")) {
+	for i, cfg := range iameval.ListOf(field(bprops, "IntelligentTieringConfigurations")) {
 		cm, _ := cfg.(map[string]any)
 		if !enabled(cm) || !overlaps(rulePrefix(cm), b.Prefix) {
 			continue
@@ -102,7 +101,7 @@ func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants
 				if id, ok := field(cm, "Id").(string); ok && id != "" {
 					name = fmt.Sprintf("%s.intelligentTiering[%s]", bp, id)
 				}
-				f.add(b.BucketID, name, timing.BreaksErasure, "moves objects under %q to %s after %d days: a GET needs a restore first, so the store can no longer read, erase or verify them; remove the archive tier", rulePrefix(cm), at, cfnmodel.Number(field(tm, "Days"), 0))
+				f.add(ruleBucketArchiveTier, b.BucketID, name, props("IntelligentTieringConfigurations", fmt.Sprint(i)), "moves objects under %q to %s after %d days: a GET needs a restore first, so the store can no longer read, erase or verify them; remove the archive tier", rulePrefix(cm), at, cfnmodel.Number(field(tm, "Days"), 0))
 				break
 			}
 		}
@@ -142,7 +141,7 @@ func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp string, limit i
 			name := fmt.Sprintf("%s.backups[%s]", bp, label)
 			pt, planID, ok := a.ResourceOf(a.Ident(t, sel.Properties["BackupPlanId"]))
 			if !ok || pt.Resources[planID].Type != "AWS::Backup::BackupPlan" {
-				f.add(b.BucketID, name, timing.BreaksErasure, "a backup selection includes the bucket under a plan outside this app: its recovery points keep erased ids for a time the check cannot see; remove the bucket from it or declare the plan here with a deletion within %d days", limit)
+				f.add(ruleBackupOutsideApp, b.BucketID, name, nil, "a backup selection includes the bucket under a plan outside this app: its recovery points keep erased ids for a time the check cannot see; remove the bucket from it or declare the plan here with a deletion within %d days", limit)
 				continue
 			}
 			longest, unbounded := 0, false
@@ -165,9 +164,9 @@ func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp string, limit i
 			}
 			switch {
 			case unbounded:
-				f.add(b.BucketID, name, timing.BreaksErasure, "backup plan %s keeps recovery points of the bucket (or copies of them) with no DeleteAfterDays: erased ids survive in them without bound; delete them within %d days", planID, limit)
+				f.add(ruleBackupDeletes, b.BucketID, name, nil, "backup plan %s keeps recovery points of the bucket (or copies of them) with no DeleteAfterDays: erased ids survive in them without bound; delete them within %d days", planID, limit)
 			case longest > limit:
-				f.add(b.BucketID, name, timing.AboveCap, "backup plan %s keeps recovery points of the bucket for %d days, above the store's noncurrent-version bound of %d days: erased ids would outlive the declared bound; delete them within %d days", planID, longest, limit, limit)
+				f.add(ruleBackupWithinBound, b.BucketID, name, nil, "backup plan %s keeps recovery points of the bucket for %d days, above the store's noncurrent-version bound of %d days: erased ids would outlive the declared bound; delete them within %d days", planID, longest, limit, limit)
 			default:
 				b.LingeringDays = max(b.LingeringDays, longest)
 				b.LingeringCopies = append(b.LingeringCopies, fmt.Sprintf("backup plan %s %d d", planID, longest))
@@ -236,9 +235,9 @@ func (a *assembly) checkSharedKeys(stores []*storeCheck, topics topicRefs) Findi
 		f := findings{t: b.t}
 		name := sc.store.Path + ".bitmapBucket.encryptionKey"
 		if a.isTopicKey(topics, key) {
-			f.add(b.BucketID, name, timing.Invalid, "the bucket is under the erasure topic's key: a publisher's key grant would reach the store's data; give the bucket a key of its own")
+			f.add(ruleBucketNotUnderTopicKey, b.BucketID, name, props("BucketEncryption"), "the bucket is under the erasure topic's key: a publisher's key grant would reach the store's data; give the bucket a key of its own")
 		} else if _, _, inApp := a.ResourceOf(key); !inApp && len(topics.keys) == 0 && topics.outsideTopic(a) {
-			f.add(b.BucketID, name, timing.UnresolvedToken, "the bucket is under a key of another app (%s) and the erasure topic is another app's, named without its key, so whether the bucket shares the topic's key cannot be told; pass the topic's key (erasurectl check --topic-key-arn, erasurecheck.Config.TopicKeyArns: the channel stack's TopicKeyArn output), or give the bucket a key of its own", key)
+			f.add(ruleBucketKeyKnown, b.BucketID, name, props("BucketEncryption"), "the bucket is under a key of another app (%s) and the erasure topic is another app's, named without its key, so whether the bucket shares the topic's key cannot be told; pass the topic's key (erasurectl check --topic-key-arn, erasurecheck.Config.TopicKeyArns: the channel stack's TopicKeyArn output), or give the bucket a key of its own", key)
 		}
 		for _, other := range stores {
 			o := other.store
@@ -252,7 +251,7 @@ func (a *assembly) checkSharedKeys(stores []*storeCheck, topics topicRefs) Findi
 				}
 			}
 			if len(shared) > 0 {
-				f.add(b.BucketID, name, timing.Invalid, "the bucket shares the key of store %s's erasure queues (%s): SNS's and the event source's grants on it would reach the store's data; give the bucket a key of its own", o.Spec.Name, strings.Join(shared, ", "))
+				f.add(ruleBucketKeyOfItsOwn, b.BucketID, name, props("BucketEncryption"), "the bucket shares the key of store %s's erasure queues (%s): SNS's and the event source's grants on it would reach the store's data; give the bucket a key of its own", o.Spec.Name, strings.Join(shared, ", "))
 			}
 		}
 		out = append(out, f.out...)

@@ -62,6 +62,15 @@ type Config struct {
 	// accounts: the reference the classes are tested against, and an audit's
 	// second opinion (erasurectl access --every-account).
 	EveryAccount bool
+	// Boundaries are the documents of permissions boundaries defined outside
+	// the app, by the managed policy's ARN (erasurectl check --boundary
+	// ARN=FILE): a role under one is judged with it. AWS managed policies
+	// the check knows (AdministratorAccess, PowerUserAccess) need none.
+	Boundaries map[string]any
+	// Acknowledgements are acknowledgements given outside the cloud assembly
+	// (erasurectl check --acknowledgements FILE), for plain templates; those
+	// recorded in the cloud assembly (Acknowledge) are read from it.
+	Acknowledgements []Acknowledgement
 	// Constants overrides the embedded channel constants (tests only).
 	Constants *contract.Constants
 }
@@ -107,13 +116,37 @@ type resourceRef struct {
 	id string
 }
 
-// Finding is one problem the check found, with the resource it is about, so
+// Finding is one problem the check found: the rule, and where it points, so
 // that CDK's report, erasurectl and SARIF can point at it.
 type Finding struct {
 	timing.Problem
+	Rule      *Rule
 	Stack     string // the stack; parent/NestedStackId for a nested stack
 	Template  string // the template file
-	LogicalID string // the resource the problem is about
+	LogicalID string // the resource the problem is about ("" for the template)
+	// Property is the path inside the resource to the value at fault
+	// (["Properties", "VisibilityTimeout"]); empty for the resource itself.
+	// A value CloudFormation defaults is named all the same: the line and
+	// column are then its nearest written parent's.
+	Property []string
+	// ConstructPath is the resource's construct path in the cloud assembly
+	// ("" for a plain template).
+	ConstructPath string
+	// Line and Column are where Property (or its nearest written parent)
+	// starts in Template, counting from 1; 0 when unknown.
+	Line, Column int
+	// Acknowledged is the acknowledgement that covers it, or nil.
+	Acknowledged *Acknowledgement
+}
+
+// PropertyPath is Property joined with dots, as CDK's report and cfn-lint
+// name a location: "Properties.VisibilityTimeout".
+func (f Finding) PropertyPath() string { return strings.Join(f.Property, ".") }
+
+// Fails says whether the finding fails the check: an error nobody
+// acknowledged.
+func (f Finding) Fails() bool {
+	return f.Acknowledged == nil && (f.Rule == nil || f.Rule.Severity == SeverityError)
 }
 
 // Findings is every problem of one run, in order.
@@ -131,6 +164,17 @@ func (f Findings) Problems() timing.Problems {
 // Strings returns one line per finding: path: Type: detail.
 func (f Findings) Strings() []string { return f.Problems().Strings() }
 
+// Failing returns the findings that fail the check (Fails).
+func (f Findings) Failing() Findings {
+	var out Findings
+	for _, x := range f {
+		if x.Fails() {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // Result is what one run of the check found.
 type Result struct {
 	Stores   []Store
@@ -146,16 +190,17 @@ type findings struct {
 	where map[string]*template
 }
 
-func (f *findings) add(id, path string, typ timing.ProblemType, format string, args ...any) {
-	f.addProblem(id, timing.Problem{Path: path, Type: typ, Detail: fmt.Sprintf(format, args...)})
+// add reports a finding of rule r on resource id at property prop.
+func (f *findings) add(r *Rule, id, path string, prop []string, format string, args ...any) {
+	f.addProblem(r, id, prop, timing.Problem{Path: path, Type: r.Type, Detail: fmt.Sprintf(format, args...)})
 }
 
-func (f *findings) addProblem(id string, p timing.Problem) {
+func (f *findings) addProblem(r *Rule, id string, prop []string, p timing.Problem) {
 	t := f.t
 	if w := f.where[id]; w != nil {
 		t = w
 	}
-	f.out = append(f.out, Finding{Problem: p, Stack: t.Stack, Template: t.Path, LogicalID: id})
+	f.out = append(f.out, Finding{Problem: p, Rule: r, Stack: t.Stack, Template: t.Path, LogicalID: id, Property: prop})
 }
 
 // in notes that the resource id the lines name is in t.
@@ -169,11 +214,8 @@ func (f *findings) in(t *template, id string) {
 	f.where[id] = t
 }
 
-func (f *findings) addAll(id string, l timing.Problems) {
-	for _, p := range l {
-		f.addProblem(id, p)
-	}
-}
+// props is a path under a resource's Properties.
+func props(keys ...string) []string { return append([]string{"Properties"}, keys...) }
 
 // Check reads the templates at paths (and the nested stacks they name) and
 // returns every store subscribed to the erasure topic and every problem with
@@ -186,7 +228,58 @@ func Check(paths []string, cfg Config) (*Result, error) {
 	if err := a.setOrganisation(cfg); err != nil {
 		return nil, err
 	}
-	return a.check(cfg), nil
+	acks, err := a.assemblyAcknowledgements()
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range cfg.Acknowledgements {
+		if k.Source == "" {
+			k.Source = "Config.Acknowledgements"
+		}
+		if err := k.validate(); err != nil {
+			return nil, err
+		}
+		acks = append(acks, k)
+	}
+	a.boundaries = cfg.Boundaries
+	res := a.check(cfg)
+	a.locate(res.Findings)
+	acknowledge(res, acks)
+	return res, nil
+}
+
+// locate fills each finding's construct path (the resource's aws:cdk:path,
+// or the cloud assembly's) and the line and column of its property in its
+// template file.
+func (a *assembly) locate(fs Findings) {
+	templates := map[string]*template{}
+	for _, t := range a.Templates {
+		templates[t.Path] = t
+	}
+	positions := map[string]*cfnmodel.Positions{}
+	for i := range fs {
+		f := &fs[i]
+		t := templates[f.Template]
+		if t == nil {
+			continue
+		}
+		if f.LogicalID != "" && f.ConstructPath == "" {
+			if p, ok := t.Resources[f.LogicalID].Metadata["aws:cdk:path"].(string); ok {
+				f.ConstructPath = p
+			} else {
+				f.ConstructPath = t.ConstructPaths[f.LogicalID]
+			}
+		}
+		if _, ok := positions[f.Template]; !ok {
+			positions[f.Template] = cfnmodel.ReadPositions(f.Template)
+		}
+		keys := []string{"Resources", f.LogicalID}
+		if f.LogicalID == "" {
+			keys = []string{"Transform"}
+		}
+		pos := positions[f.Template].Find(append(keys, f.Property...))
+		f.Line, f.Column = pos.Line, pos.Column
+	}
 }
 
 // CheckDirectory checks a cloud assembly directory (nested assemblies and
@@ -253,25 +346,63 @@ func (a *assembly) check(cfg Config) *Result {
 		})...)
 		if _, tid, ok := a.channelTopic(); ok && len(m.decl.publishers) == 0 {
 			t := m.targets["topic"]
-			res.Findings = append(res.Findings, Finding{Problem: timing.Problem{Path: "ErasureChannel.publishers", Type: timing.Missing,
-				Detail: "the channel declares no publishers (ErasureChannelProps.Publishers): any principal of its account that may sns:Publish can publish an ERASE every store obeys"},
-				Stack: t.t.Stack, Template: t.t.Path, LogicalID: tid})
+			f := findings{t: t.t}
+			f.add(ruleDeclaredPublishers, tid, "ErasureChannel.publishers", nil, "the channel declares no publishers (ErasureChannelProps.Publishers): any principal of its account that may sns:Publish can publish an ERASE every store obeys")
+			res.Findings = append(res.Findings, f.out...)
 		}
 	}
 	return res
 }
 
-// storeCheck is one store being checked.
+// storeCheck is one store being checked: what readStore found of it, which
+// the rule families judge.
 type storeCheck struct {
-	t     *template
+	t     *template // the queue's template
 	store *Store
 	queue resource
-	f     findings
+	f     findings // the store's lines, about its queue's stack
+	c     contract.Constants
+
+	st    *template // the subscription's template
+	subID string
+	sub   resource
+	subF  *findings // the subscription's own lines, about its stack
+
+	readers  []reader      // every function with an event source on the queue, the handler first
+	values   []timingValue // every timing value the rules read
+	firstESM string        // the handler's event source
+	// eventSources counts the event sources on the queue, those whose
+	// function is not of the app included.
+	eventSources int
+}
+
+// reader is a function with an event source on a store's queue.
+type reader struct {
+	esmID   string
+	et      *template // the event source's template
+	esm     map[string]any
+	fnID    string
+	ft      *template // the function's template
+	fn      resource
+	env     map[string]any
+	timeout int
+}
+
+// timingValue is a timing value a rule reads, where it is written.
+type timingValue struct {
+	t         *template
+	id, field string
+	prop      []string
+	v         any
 }
 
 // maxBranchConditions bounds the conditions whose every assignment is judged
 // (2^n runs of a store's rules).
 const maxBranchConditions = 6
+
+// storeFamilies are checkStore's walk over the registry, in the order a
+// store's lines print.
+var storeFamilies = []storeFamily{eventSourceFamily, handlerFamily, subscriptionFamily, queueFamily, bitmapFamily, timingFamily, deliveryFamily, readersFamily}
 
 // checkBranches is checkStore under every deploy the template allows: where a
 // condition stays unknown (an SSM parameter, an import), the store is judged
@@ -348,13 +479,34 @@ func (a *assembly) undecidedLeaves(t *template) []string {
 	return out
 }
 
-// checkStore reads one subscription's store and lists its problems.
+// checkStore reads one subscription's store, then judges it by every
+// family of the registry (storeFamilies), in order.
 func (a *assembly) checkStore(t *template, subID string, sub resource, c contract.Constants) *storeCheck {
-	sc := &storeCheck{t: t, f: findings{t: t}}
+	sc := a.readStore(t, subID, sub, c)
+	if sc.store == nil {
+		return sc
+	}
+	for _, fam := range storeFamilies {
+		fam.check(a, sc)
+	}
+	if sc.subF != &sc.f {
+		sc.f.out = append(sc.f.out, sc.subF.out...)
+	}
+	return sc
+}
+
+// readStore reads what the rules judge of one subscription's store: its
+// queue wherever in the app it is declared, its settings as CloudFormation
+// resolves them, and every function with an event source on the queue. A
+// subscription that is not a store's (another protocol, an endpoint outside
+// the app) is a line of its own and no store.
+func (a *assembly) readStore(t *template, subID string, sub resource, c contract.Constants) *storeCheck {
+	sc := &storeCheck{t: t, f: findings{t: t}, c: c, st: t, subID: subID, sub: sub}
+	sc.subF = &sc.f
 	f := &sc.f
 	path := "Store[" + t.Stack + "/" + subID + "]"
 	if proto, _ := sub.Properties["Protocol"].(string); proto != "sqs" {
-		f.add(subID, path+".protocol", timing.Invalid, "%q: only an SQS queue gives retries, a dead-letter queue and pass two; subscribe a queue", proto)
+		f.add(ruleSubscriptionProtocol, subID, path+".protocol", props("Protocol"), "%q: only an SQS queue gives retries, a dead-letter queue and pass two; subscribe a queue", proto)
 		return sc
 	}
 	// The subscribed queue, wherever in the app it is declared (a reference,
@@ -365,24 +517,21 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		qt, queueID, found = a.ByAlias(cfnmodel.SQSURLToARN(endpoint), "AWS::SQS::Queue")
 	}
 	if !found {
-		f.add(subID, path+".endpoint", timing.UnresolvedToken, "the subscribed queue is not a queue of this app (a literal ARN, another app's export, a value only deploy knows): nothing of it can be checked here; check it with the app that deploys it")
+		f.add(ruleQueueOutsideApp, subID, path+".endpoint", props("Endpoint"), "the subscribed queue is not a queue of this app (a literal ARN, another app's export, a value only deploy knows): nothing of it can be checked here; check it with the app that deploys it")
 		return sc
 	}
 	q := qt.Resources[queueID]
 	if q.Type != "AWS::SQS::Queue" {
-		f.add(subID, path+".endpoint", timing.Invalid, "the endpoint %s is a %s, not an SQS queue; subscribe the store's queue", queueID, q.Type)
+		f.add(ruleEndpointNotAQueue, subID, path+".endpoint", props("Endpoint"), "the endpoint %s is a %s, not an SQS queue; subscribe the store's queue", queueID, q.Type)
 		return sc
 	}
 	// The store's lines are about its queue's stack; the subscription's
 	// own lines about the subscription's.
-	subF := f
 	if qt != t {
 		sc.t, sc.f = qt, findings{t: qt}
+		sc.subF = &findings{t: t}
 		f = &sc.f
-		subF = &findings{t: t}
-		defer func() { sc.f.out = append(sc.f.out, subF.out...) }()
 	}
-	st := t
 	t = qt
 	s := &Store{Stack: t.Stack, Template: t.Path, SubscriptionID: subID, QueueID: queueID, Spec: StoreSpec{Name: queueID}}
 	sc.store, sc.queue = s, q
@@ -414,16 +563,12 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		}
 	}
 	// Every timing value the rules read; one only deploy knows is never
-	// assumed, it is a line (below).
-	type value struct {
-		t         *template
-		id, field string
-		v         any
-	}
-	values := []value{{t, queueID, "visibilityTimeout", q.Properties["VisibilityTimeout"]}, {t, queueID, "retentionPeriod", q.Properties["MessageRetentionPeriod"]},
-		{t, queueID, "queueDelay", q.Properties["DelaySeconds"]}}
+	// assumed, it is a line (ruleValueOnlyDeployKnows).
+	sc.values = []timingValue{{t, queueID, "visibilityTimeout", props("VisibilityTimeout"), q.Properties["VisibilityTimeout"]},
+		{t, queueID, "retentionPeriod", props("MessageRetentionPeriod"), q.Properties["MessageRetentionPeriod"]},
+		{t, queueID, "queueDelay", props("DelaySeconds"), q.Properties["DelaySeconds"]}}
 	s.PartialReport = len(esms) > 0
-	firstESM := ""
+	sc.eventSources = len(esms)
 	for _, e := range esms {
 		f.in(e.t, e.id)
 		// The function as Lambda invokes it: by name or ARN, through an
@@ -434,7 +579,7 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 			fn, ok = ft.Resources[fnID]
 		}
 		if !ok || fn.Type != "AWS::Lambda::Function" {
-			f.add(e.id, s.Path+".eventSource", timing.UnresolvedToken, "the event source %s (stack %s) invokes a function that is not one of this app (a name or ARN of another app, a value only deploy knows), so nothing can check its timeout or grants; check it with the app that deploys it", e.id, e.t.Stack)
+			f.add(ruleEventSourceOutsideApp, e.id, s.Path+".eventSource", props("FunctionName"), "the event source %s (stack %s) invokes a function that is not one of this app (a name or ARN of another app, a value only deploy knows), so nothing can check its timeout or grants; check it with the app that deploys it", e.id, e.t.Stack)
 			continue
 		}
 		s.FunctionIDs = append(s.FunctionIDs, fnID)
@@ -442,8 +587,9 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 		f.in(ft, fnID)
 		timeout := a.NumAt(ft, fn.Properties["Timeout"], lambdaDefaultTimeoutSeconds)
 		env, _ := cfnmodel.Dig(fn.Properties, "Environment", "Variables").(map[string]any)
+		r := reader{esmID: e.id, et: e.t, esm: e.props, fnID: fnID, ft: ft, fn: fn, env: env, timeout: timeout}
 		if s.FunctionID == "" {
-			s.FunctionID, firstESM = fnID, e.id
+			s.FunctionID, sc.firstESM = fnID, e.id
 			a.readerSettings(set, e.t, e.props, ft, env, timeout)
 			if name, ok := env[contract.EnvSubscriber].(string); ok && name != "" {
 				s.Spec.Name, s.Path = name, "ErasureSubscriber["+name+"]"
@@ -453,104 +599,17 @@ func (a *assembly) checkStore(t *template, subID string, sub resource, c contrac
 				ttl, _ := strconv.Atoi(fmt.Sprint(env[contract.EnvBitmapReadTTLMillis]))
 				s.Bitmap = &BitmapBucket{BucketID: bucketID, Prefix: prefix, ReadTTLMillis: ttl, Properties: bt.Resources[bucketID].Properties, t: bt}
 			}
-		} else {
-			// Every reader of the queue takes requests: each is judged with
-			// its own timeout, batch, window and handler settings, on this
-			// queue, by the same rules as the first.
-			other := *set
-			other.PassTwoDelaySeconds, other.BatchTimeoutSeconds = timing.Defaults(c).PassTwoDelaySeconds, timing.Defaults(c).BatchTimeoutSeconds
-			a.readerSettings(&other, e.t, e.props, ft, env, timeout)
-			readerPath := s.Path + ".reader[" + fnID + "]"
-			for _, p := range other.Check(c, readerPath) {
-				if strings.HasSuffix(p.Path, ".maxReceiveCount") || strings.HasSuffix(p.Path, ".retentionPeriod") || strings.HasSuffix(p.Path, ".queueDelay") {
-					continue // the queue's own settings: reported once, with the first reader
-				}
-				f.addProblem(timingResource(p.Path, queueID, fnID, e.id), p)
-			}
 		}
-		if e.props["FilterCriteria"] != nil {
-			f.add(e.id, s.Path+".eventSource.filterCriteria", timing.BreaksErasure, "the event source of function %s filters records: Lambda deletes every request its filter does not match, unanswered (like an SNS filter policy); remove it and answer NOT_APPLICABLE instead", fnID)
-		}
-		for _, p := range streamOnlyESMProperties {
-			if _, ok := e.props[p]; ok {
-				f.add(e.id, s.Path+".eventSource."+lowerFirst(p), timing.Invalid, "%s applies to stream and Kafka event sources only: Lambda rejects it on an SQS event source at deploy (InvalidParameterValueException); remove it", p)
-			}
-		}
-		a.checkHandlerEnvironment(sc, ft, fnID, env, c)
 		if !strings.Contains(fmt.Sprint(e.props["FunctionResponseTypes"]), "ReportBatchItemFailures") {
 			s.PartialReport = false
-			f.add(e.id, s.Path+".reportBatchItemFailures", timing.Missing, "the event source of function %s does not report partial batch failures: one failed record retries the whole batch, answering others twice; set FunctionResponseTypes [ReportBatchItemFailures]", fnID)
 		}
-		if en := e.props["Enabled"]; en != nil && a.Ident(e.t, en) == "false" {
-			f.add(e.id, s.Path+".eventSource", timing.BreaksErasure, "the event source of function %s is disabled: requests wait unread until they expire; enable it", fnID)
-		}
-		rc, ok := fn.Properties["ReservedConcurrentExecutions"]
-		if ok && a.NumAt(ft, rc, -1) == 0 {
-			f.add(fnID, s.Path+".reservedConcurrency", timing.BreaksErasure, "function %s has a reserved concurrency of 0: it never runs; remove the setting", fnID)
-		} else if n := a.NumAt(ft, rc, -1); ok && n > 0 && n < minReservedConcurrency {
-			// AWS's guidance for an SQS event source: reserve at least 5, or
-			// the pollers' throttled invocations return messages to the queue,
-			// each receive counting toward maxReceiveCount, and requests
-			// dead-letter unanswered.
-			f.add(fnID, s.Path+".reservedConcurrency", timing.BelowMinimum, "function %s has a reserved concurrency of %d, below the %d AWS advises for an SQS event source: throttled receives count toward maxReceiveCount and requests dead-letter unanswered; reserve at least %d or none", fnID, n, minReservedConcurrency, minReservedConcurrency)
-		}
-		a.checkFunctionWiring(sc, ft, fnID, fn, env)
-		values = append(values, value{ft, fnID, "handlerTimeout", fn.Properties["Timeout"]}, value{e.t, e.id, "batchSize", e.props["BatchSize"]},
-			value{e.t, e.id, "maxBatchingWindow", e.props["MaximumBatchingWindowInSeconds"]},
-			value{ft, fnID, "passTwoDelay", env[contract.EnvPassTwoDelaySeconds]}, value{ft, fnID, "batchTimeout", env[contract.EnvBatchTimeoutSeconds]})
-	}
-	if region, ok := sub.Properties["Region"].(string); ok && region != "" {
-		if arn := a.Ident(st, sub.Properties["TopicArn"]); strings.HasPrefix(arn, "arn:") {
-			if parts := strings.Split(arn, ":"); len(parts) > 3 && parts[3] != "" && parts[3] != region {
-				subF.add(subID, s.Path+".subscription.region", timing.Invalid, "%s is not the topic's region (%s): SNS rejects the subscription at deploy (the Region of a subscription is the topic's); remove Region or set it to the topic's", region, parts[3])
-			}
-		}
-	}
-
-	if !s.RawDelivery {
-		subF.add(subID, s.Path+".rawMessageDelivery", timing.Invalid, "off: the handler would receive an SNS envelope and dead-letter every request; set RawMessageDelivery true")
-	}
-	if sub.Properties["FilterPolicy"] != nil || sub.Properties["FilterPolicyScope"] != nil {
-		subF.add(subID, s.Path+".filterPolicy", timing.BreaksErasure, "a filter policy drops the requests it does not match without a trace; remove it and answer NOT_APPLICABLE instead")
-	}
-	if cfnmodel.IsTrue(q.Properties["FifoQueue"]) {
-		f.add(queueID, s.Path+".queue", timing.FIFO, "pass two needs per-message delay; use a standard queue")
-	}
-	if len(esms) == 0 {
-		f.add(queueID, s.Path+".handler", timing.Missing, "no function has an event source on the queue: requests are never handled")
-	}
-	if s.DeadLetterID == "" {
-		f.add(queueID, s.Path+".deadLetterQueue", timing.Missing, "no redrive policy: a request that always fails is retried until retention ends and then lost; add a dead-letter queue with maxReceiveCount at most %d", c.MaxReceiveCount)
-	} else if dlq, ok := t.Resources[s.DeadLetterID]; ok {
-		if r := cfnmodel.Number(dlq.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds); r != c.QueueRetentionSeconds {
-			f.add(s.DeadLetterID, s.Path+".deadLetterQueue.retentionPeriod", timing.NotDerived, "%d s is not the channel retention of %d s (queueRetentionSeconds)", r, c.QueueRetentionSeconds)
-		}
-	}
-	if b := s.Bitmap; b != nil {
-		bp := s.Path + ".bitmapBucket"
-		bf := findings{t: b.t}
-		bf.addAll(b.BucketID, CheckBitmapBucket(BucketShapeOf(b.Properties), b.Prefix, c, bp))
-		if b.ReadTTLMillis < 1 || b.ReadTTLMillis > set.PassTwoDelaySeconds*1000 {
-			bf.add(b.BucketID, bp+".readTtl", timing.AboveCap, "%d ms must be more than 0 and at most the pass-two delay of %d s: pass two must run after every process stopped serving the id", b.ReadTTLMillis, set.PassTwoDelaySeconds)
-		}
-		a.checkBucketCopies(&bf, s, c)
-		f.out = append(f.out, bf.out...)
-	}
-	for _, u := range values {
-		if _, intrinsic := u.v.(map[string]any); intrinsic && cfnmodel.Number(a.Ident(u.t, u.v), -1) < 0 {
-			f.add(u.id, s.Path+"."+u.field, timing.UnresolvedToken, "a value only deploy knows (an SSM parameter, an import from another app, a condition the check cannot decide): its cap cannot be checked at synth, and it is not assumed; give a literal, or a parameter with a Default")
-		}
-	}
-	a.checkQueueKey(sc, st, sub)
-	a.checkQueuePolicy(sc, st, sub)
-	a.checkReaders(sc)
-	if len(esms) > 0 {
-		for _, p := range set.Check(c, s.Path) {
-			if s.DeadLetterID == "" && strings.HasSuffix(p.Path, ".maxReceiveCount") {
-				continue // reported once, as the missing dead-letter queue
-			}
-			f.addProblem(timingResource(p.Path, queueID, s.FunctionID, firstESM), p)
-		}
+		sc.readers = append(sc.readers, r)
+		envProp := func(name string) []string { return props("Environment", "Variables", name) }
+		sc.values = append(sc.values, timingValue{ft, fnID, "handlerTimeout", props("Timeout"), fn.Properties["Timeout"]},
+			timingValue{e.t, e.id, "batchSize", props("BatchSize"), e.props["BatchSize"]},
+			timingValue{e.t, e.id, "maxBatchingWindow", props("MaximumBatchingWindowInSeconds"), e.props["MaximumBatchingWindowInSeconds"]},
+			timingValue{ft, fnID, "passTwoDelay", envProp(contract.EnvPassTwoDelaySeconds), env[contract.EnvPassTwoDelaySeconds]},
+			timingValue{ft, fnID, "batchTimeout", envProp(contract.EnvBatchTimeoutSeconds), env[contract.EnvBatchTimeoutSeconds]})
 	}
 	return sc
 }
@@ -573,153 +632,6 @@ func (a *assembly) readerSettings(set *timing.Store, et *template, esm map[strin
 	}
 }
 
-// streamOnlyESMProperties are event source mapping settings Lambda accepts
-// for streams (Kinesis, DynamoDB) and Kafka only, and rejects on SQS.
-var streamOnlyESMProperties = []string{"StartingPosition", "StartingPositionTimestamp", "ParallelizationFactor",
-	"BisectBatchOnFunctionError", "MaximumRetryAttempts", "MaximumRecordAgeInSeconds", "TumblingWindowInSeconds"}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
-}
-
-// timingResource is the resource a timing rule's field lives on.
-func timingResource(path, queueID, fnID, esmID string) string {
-	field := path[strings.LastIndex(path, ".")+1:]
-	switch field {
-	case "handlerTimeout", "batchTimeout", "passTwoDelay":
-		return fnID
-	case "batchSize", "maxBatchingWindow":
-		return esmID
-	}
-	return queueID
-}
-
-// checkQueueKey: the queue is under a customer-managed KMS key that is not
-// the topic's, SNS acting for the topic may use it, and SNS acting for a
-// topic of another account may not: both asked of the evaluator.
-func (a *assembly) checkQueueKey(sc *storeCheck, st *template, sub resource) {
-	t, s, f := sc.t, sc.store, &sc.f
-	keyRef := sc.queue.Properties["KmsMasterKeyId"]
-	if keyRef == nil {
-		f.add(s.QueueID, s.Path+".encryptionKey", timing.Missing, "the queue is not under a KMS key: it holds customer keys; encrypt it with a customer-managed key of the store's own")
-		return
-	}
-	if ks := a.Ident(t, keyRef); strings.HasPrefix(ks, "alias/aws/") || strings.Contains(ks, ":alias/aws/") {
-		f.add(s.QueueID, s.Path+".encryptionKey", timing.BreaksErasure, "%s is AWS-managed: SNS cannot use it, so every delivery is dropped; use a customer-managed key", ks)
-		return
-	}
-	if topicKey := a.Ident(st, cfnmodel.Dig(a.topicResource(st, sub.Properties["TopicArn"]), "KmsMasterKeyId")); topicKey != "" && topicKey == a.KeyIdent(t, keyRef) {
-		f.add(s.QueueID, s.Path+".encryptionKey", timing.Invalid, "the queue shares the topic's key: a publisher's key grant would reach the store's queue; give the queue a key of its own")
-	}
-	key := a.keyTarget(t, keyRef, "sqs")
-	if key == nil {
-		return // an imported key: its policy is not in this assembly
-	}
-	sns := a.topicSNS(st, sub)
-	for _, act := range []string{"kms:GenerateDataKey", "kms:Decrypt"} {
-		if v := a.decide(sns, act, key); v.Decision == Denied {
-			f.add(key.id, s.Path+".encryptionKey", timing.BreaksErasure, "SNS acting for the erasure topic may not %s with the key (%s): SNS cannot encrypt deliveries and drops them; allow %s, scoped with aws:SourceArn of the topic", act, v.Because, iameval.SNSServicePrincipal(sns.Region, key.Region))
-			return
-		}
-	}
-	if v := a.decide(otherTopicSNS(sns, st, key.Policy), "kms:GenerateDataKey", key); v.Decision == Allowed {
-		f.add(key.id, s.Path+".encryptionKey", timing.ConfusedDeputy, "the key policy lets SNS use the key for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount", v.Because)
-	}
-}
-
-// topicResource is the properties of the topic a subscription names, when
-// the topic is a resource of the assembly.
-func (a *assembly) topicResource(t *template, topicArn any) map[string]any {
-	if tt, id, ok := a.ResourceOf(a.Ident(t, topicArn)); ok {
-		return tt.Resources[id].Properties
-	}
-	return nil
-}
-
-// topicSNS is SNS acting for the topic a subscription names: aws:SourceArn
-// the topic (its ARN, or its reference in this app), aws:SourceAccount its
-// owner, from the topic's region.
-func (a *assembly) topicSNS(t *template, sub resource) *principal {
-	v := sub.Properties["TopicArn"]
-	id := a.Pattern(t, v)
-	p := snsFor(ErasureTopicSNS, classTopicSNS, []string{id}, iameval.ARNAccount(id), iameval.ARNRegion(id))
-	if tt, tid, ok := a.ResourceOf(id); ok {
-		p.Aliases, p.Account, p.Region = cfnmodel.Aliases(tt, tid), tt.Account, tt.Region
-	} else if tt, tid, ok := a.ByAlias(id, "AWS::SNS::Topic"); ok {
-		p.Aliases, p.Account, p.Region = cfnmodel.Aliases(tt, tid), tt.Account, tt.Region
-	}
-	return p
-}
-
-// otherTopicSNS is SNS acting for a topic of an account no policy of stmts
-// names, in the region of the erasure topic's SNS: what a confused deputy
-// would be.
-func otherTopicSNS(erasureSNS *principal, t *template, stmts []statement) *principal {
-	accounts := map[string]bool{t.Account: true}
-	for _, s := range stmts {
-		aws, _ := s.PrincipalValues()
-		for _, v := range aws {
-			accounts[v] = true
-			accounts[iameval.ARNAccount(v)] = true
-		}
-		for _, k := range []string{"aws:SourceArn", "aws:SourceAccount", "aws:SourceOwner"} {
-			for _, v := range s.ConditionValues(k) {
-				accounts[v] = true
-				accounts[iameval.ARNAccount(v)] = true
-			}
-		}
-	}
-	return witnessTopicSNS(otherTopicSNSName+anyAccountLabel, freshAccount(accounts), erasureSNS.Region)
-}
-
-// snsFor is SNS acting for a topic: aws:SourceArn the topic's names,
-// aws:SourceAccount its owner, from its region ("" when unknown).
-func snsFor(name, class string, topic []string, account, region string) *principal {
-	return &principal{name: name, class: class, Principal: iameval.Principal{Service: "sns.amazonaws.com", Aliases: topic, Account: account, Region: region}}
-}
-
-// witnessTopicSNS is SNS acting for a topic of account that no policy names
-// by its ARN, in region.
-func witnessTopicSNS(name, account, region string) *principal {
-	arn := fmt.Sprintf("arn:aws:sns:%s:%s:erasure-witness-topic", iameval.OrStar(region), iameval.OrStar(account))
-	return snsFor(name, classOtherSNS, []string{arn}, account, region)
-}
-
-// checkQueuePolicy: SNS acting for the topic may send to the queue, and SNS
-// acting for a topic of another account may not: both asked of the evaluator.
-func (a *assembly) checkQueuePolicy(sc *storeCheck, st *template, sub resource) {
-	s := sc.store
-	queue := a.policyTarget(sc.t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
-	sns := a.topicSNS(st, sub)
-	if v := a.decide(sns, "sqs:SendMessage", queue); v.Decision == Denied {
-		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.BreaksErasure, "SNS acting for the erasure topic may not send to the queue (%s): SNS drops every delivery; allow sqs:SendMessage to %s with aws:SourceArn of the topic", v.Because, iameval.SNSServicePrincipal(sns.Region, queue.Region))
-		return
-	}
-	if v := a.decide(otherTopicSNS(sns, st, queue.Policy), "sqs:SendMessage", queue); v.Decision == Allowed {
-		sc.f.add(s.QueueID, s.Path+".queuePolicy", timing.ConfusedDeputy, "the queue policy lets SNS send for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic)", v.Because)
-	}
-}
-
-// checkTransforms: a template that declares a macro (SAM's
-// AWS::Serverless-2016-10-31, AWS::LanguageExtensions, an account's own) is
-// expanded by CloudFormation at deploy, so what it deploys is not what the
-// check reads: an UnresolvedToken line, never a store silently missed or a
-// correct one refused.
-func (a *assembly) checkTransforms() Findings {
-	var out Findings
-	for _, t := range a.Templates {
-		for _, tr := range t.Transforms {
-			out = append(out, Finding{Problem: timing.Problem{Path: "Template[" + t.Stack + "].transform", Type: timing.UnresolvedToken,
-				Detail: tr + " is expanded by CloudFormation at deploy: the check reads templates as deployed; check the processed template (aws cloudformation get-template --template-stage Processed, or SAM's translator)"},
-				Stack: t.Stack, Template: t.Path})
-		}
-	}
-	return out
-}
-
 // namesOneOf says whether v names one of a resource's names (its reference
 // or the ARN of its name), an unknown account or region matching any.
 func (a *assembly) namesOneOf(t *template, v any, names []string) bool {
@@ -728,29 +640,4 @@ func (a *assembly) namesOneOf(t *template, v any, names []string) bool {
 		return false
 	}
 	return slices.ContainsFunc(names, func(n string) bool { return iameval.ARNsMeet(id, n) })
-}
-
-// checkInlineSubscriptions: a subscription written inside the erasure
-// topic's own Subscription property cannot set RawMessageDelivery (SNS's
-// inline subscriptions take only an endpoint and a protocol), so an SQS
-// store subscribed that way gets SNS envelopes and dead-letters every
-// request, and nothing else of it can be read as a store.
-func (a *assembly) checkInlineSubscriptions(topics topicRefs) Findings {
-	var out Findings
-	for _, t := range a.Templates {
-		for _, id := range t.IDs() {
-			r := t.Resources[id]
-			if r.Type != "AWS::SNS::Topic" || r.Properties["Subscription"] == nil || !topics.isTopic(t, id) {
-				continue
-			}
-			for i, sub := range iameval.ListOf(r.Properties["Subscription"]) {
-				m, _ := sub.(map[string]any)
-				proto := a.Ident(t, m["Protocol"])
-				out = append(out, Finding{Problem: timing.Problem{Path: fmt.Sprintf("Topic[%s/%s].subscription[%d]", t.Stack, id, i), Type: timing.Invalid,
-					Detail: fmt.Sprintf("an inline subscription (protocol %q) cannot set RawMessageDelivery or a redrive policy: a store's handler would receive SNS envelopes and dead-letter every request, and the check cannot read it as a store; subscribe with an AWS::SNS::Subscription", proto)},
-					Stack: t.Stack, Template: t.Path, LogicalID: id})
-			}
-		}
-	}
-	return out
 }

@@ -5,23 +5,17 @@ package erasurecheck
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
-// PluginName is the name CDK's validation report shows for the check; its
-// rules are acknowledged (never, see Severity) as "erasure-channel::<Type>".
+// PluginName is the name CDK's validation report shows for the check.
 const PluginName = "erasure-channel"
-
-// Severity of every violation: "fatal", which CDK reports as an error that
-// Validations.of(...).acknowledge cannot suppress. A store that breaks the
-// channel does not deploy, whatever its app acknowledges.
-const Severity = "fatal"
 
 // Plugin is the check as a CDK policy validation plugin: CDK runs it over the
 // synthesized templates, and synth fails with one violation per problem,
@@ -48,11 +42,13 @@ func (p *Plugin) Name() *string { return jsii.String(PluginName) }
 // Version implements awscdk.IPolicyValidationPlugin.
 func (p *Plugin) Version() *string { return jsii.String("2") }
 
-// RuleIds implements awscdk.IPolicyValidationPlugin: the problem types.
+// RuleIds implements awscdk.IPolicyValidationPlugin: every rule's id.
 func (p *Plugin) RuleIds() *[]*string {
-	return jsii.Strings(string(timing.AboveCap), string(timing.BelowMinimum), string(timing.NotDerived),
-		string(timing.UnresolvedToken), string(timing.FIFO), string(timing.Invalid), string(timing.BreaksTiming),
-		string(timing.BreaksErasure), string(timing.Missing), string(timing.ConfusedDeputy))
+	var ids []string
+	for _, r := range Rules() {
+		ids = append(ids, r.ID)
+	}
+	return jsii.Strings(ids...)
 }
 
 // Validate implements awscdk.IPolicyValidationPlugin.
@@ -71,14 +67,18 @@ func (p *Plugin) Validate(ctx awscdk.IPolicyValidationContext) *awscdk.PolicyVal
 }
 
 // Report turns a result into CDK's plugin report: one violation per finding,
-// naming the resource by template and logical id (CDK adds the construct
-// path), so the report is never empty when the check failed.
+// named by its rule, with the rule's severity and the resource and property
+// it points at (CDK adds the construct path). An acknowledged finding is a
+// violation of severity "info" whose description carries the reason: reported,
+// never failing. The report fails when any finding fails (Finding.Fails), so
+// it is never a pass when the check failed.
 func Report(res *Result, err error) *awscdk.PolicyValidationPluginReport {
 	violations := []*awscdk.PolicyViolation{}
+	success := err == nil
 	if err != nil {
 		// No template to point at: name the app itself, so CDK still renders it.
 		violations = append(violations, &awscdk.PolicyViolation{
-			RuleName: jsii.String(string(timing.Invalid)), Severity: jsii.String(Severity),
+			RuleName: jsii.String("EC000"), Severity: jsii.String(string(SeverityError)),
 			Description: jsii.String(err.Error()),
 			ViolatingResources: &[]*awscdk.PolicyViolatingResource{{
 				ConstructPath: jsii.String(""), Locations: jsii.Strings("Resources"), // the app itself
@@ -87,19 +87,40 @@ func Report(res *Result, err error) *awscdk.PolicyValidationPluginReport {
 	}
 	if res != nil {
 		for _, f := range res.Findings {
+			v := ViolationOf(f)
+			success = success && !f.Fails()
+			location := "Resources." + f.LogicalID
+			if len(f.Property) > 0 {
+				location += "." + f.PropertyPath()
+			}
 			violations = append(violations, &awscdk.PolicyViolation{
-				RuleName:    jsii.String(string(f.Type)),
-				Severity:    jsii.String(Severity),
-				Description: jsii.String(f.String()),
+				RuleName:     jsii.String(v.RuleName),
+				Severity:     jsii.String(v.Severity),
+				Description:  jsii.String(v.Description),
+				Fix:          jsii.String(v.Fix),
+				RuleMetadata: &map[string]*string{"title": jsii.String(v.Title), "helpUri": jsii.String(v.HelpURI)},
 				ViolatingResources: &[]*awscdk.PolicyViolatingResource{{
 					ResourceLogicalId: jsii.String(f.LogicalID),
 					TemplatePath:      jsii.String(f.Template),
-					Locations:         jsii.Strings("Resources." + f.LogicalID),
+					Locations:         jsii.Strings(location),
 				}},
 			})
 		}
 	}
-	return &awscdk.PolicyValidationPluginReport{Success: jsii.Bool(len(violations) == 0), Violations: &violations}
+	return &awscdk.PolicyValidationPluginReport{Success: jsii.Bool(success), Violations: &violations}
+}
+
+// Acknowledge records, on scope, that the findings of rule ruleID on scope's
+// resources (and its children's) are known and accepted for reason, as
+// cdk-nag's suppressions are: in the cloud assembly, where the check reads
+// it. It refuses an unknown rule, a rule that may not be acknowledged and a
+// reason under MinReasonLength characters, at once.
+func Acknowledge(scope constructs.IConstruct, ruleID, reason string) error {
+	if err := ValidateAcknowledgement(ruleID, reason); err != nil {
+		return &AcknowledgementError{Source: "Acknowledge", Where: *scope.Node().Path(), Rule: ruleID, Err: err}
+	}
+	scope.Node().AddMetadata(jsii.String(AcknowledgeMetadataType), map[string]any{"rule": ruleID, "reason": strings.TrimSpace(reason)}, nil)
+	return nil
 }
 
 // Findings returns the findings of the last run.

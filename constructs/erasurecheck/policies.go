@@ -1,6 +1,9 @@
 package erasurecheck
 
 import (
+	"sort"
+	"strings"
+
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 )
@@ -133,7 +136,35 @@ func (a *assembly) boundaryOf(t *template, id string) *iameval.Boundary {
 	if mt, mid, ok := a.ResourceNamed(t, v, "AWS::IAM::ManagedPolicy"); ok {
 		return &iameval.Boundary{Statements: a.policy(mt, mt.Resources[mid].Properties["PolicyDocument"], mid)}
 	}
-	return &iameval.Boundary{Unknown: "it is a managed policy outside the app (" + iameval.OrStar(a.Pattern(t, v)) + ")"}
+	arn := a.Pattern(t, v)
+	names := make([]string, 0, len(a.boundaries))
+	for name := range a.boundaries {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if arn != "" && (name == arn || iameval.ARNsMeet(name, arn)) {
+			return &iameval.Boundary{Statements: a.policy(t, a.boundaries[name], "boundary:"+name)}
+		}
+	}
+	if i := strings.Index(arn, ":iam::aws:policy/"); i >= 0 {
+		if doc, ok := awsManagedPolicies[arn[i+len(":iam::aws:policy/"):]]; ok {
+			return &iameval.Boundary{Statements: a.policy(t, doc, "aws-managed:"+arn)}
+		}
+	}
+	return &iameval.Boundary{Unknown: "it is a managed policy outside the app (" + iameval.OrStar(arn) + ")"}
+}
+
+// awsManagedPolicies are the AWS managed policies a permissions boundary
+// commonly names, read as what they are (their default versions as AWS
+// publishes them; https://docs.aws.amazon.com/aws-managed-policy/latest/reference/).
+var awsManagedPolicies = map[string]any{
+	"AdministratorAccess": map[string]any{"Version": "2012-10-17", "Statement": []any{
+		map[string]any{"Effect": "Allow", "Action": "*", "Resource": "*"}}},
+	"PowerUserAccess": map[string]any{"Version": "2012-10-17", "Statement": []any{
+		map[string]any{"Effect": "Allow", "NotAction": []any{"iam:*", "organizations:*", "account:*"}, "Resource": "*"},
+		map[string]any{"Effect": "Allow", "Action": []any{"account:GetAccountInformation", "account:GetPrimaryEmail", "account:ListRegions",
+			"iam:CreateServiceLinkedRole", "iam:DeleteServiceLinkedRole", "iam:ListRoles", "organizations:DescribeOrganization"}, "Resource": "*"}}},
 }
 
 // appRole is role id of t as a principal, built once a resolution (the

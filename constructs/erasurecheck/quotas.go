@@ -10,7 +10,6 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract"
 
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // checkPolicyQuotas refuses every resource policy of the app that its
@@ -30,8 +29,9 @@ func (a *assembly) checkPolicyQuotas() Findings {
 				continue
 			}
 			for _, p := range iameval.QuotaProblems(r.Type, size, stmts) {
-				out = append(out, Finding{Problem: timing.Problem{Path: "Policy[" + t.Stack + "/" + id + "].quota", Type: timing.Invalid,
-					Detail: p + ": CloudFormation's deploy fails on it; split the policy or grant through identity policies"}, Stack: t.Stack, Template: t.Path, LogicalID: id})
+				f := findings{t: t}
+				f.add(rulePolicyQuota, id, "Policy["+t.Stack+"/"+id+"].quota", nil, "%s: CloudFormation's deploy fails on it; split the policy or grant through identity policies", p)
+				out = append(out, f.out...)
 			}
 		}
 	}
@@ -191,9 +191,9 @@ func (a *assembly) checkServiceQuotas() Findings {
 		if u.Used <= u.Limit || strings.HasPrefix(u.Path, "Policy[") {
 			continue
 		}
-		out = append(out, Finding{Problem: timing.Problem{Path: u.Path, Type: timing.Invalid,
-			Detail: fmt.Sprintf("%s: %d, past the %d AWS accepts (%s): %s", u.Quota, u.Used, u.Limit, u.Source, u.what)},
-			Stack: u.t.Stack, Template: u.t.Path, LogicalID: u.ID})
+		f := findings{t: u.t}
+		f.add(ruleServiceQuota, u.ID, u.Path, nil, "%s: %d, past the %d AWS accepts (%s): %s", u.Quota, u.Used, u.Limit, u.Source, u.what)
+		out = append(out, f.out...)
 	}
 	return out
 }

@@ -1,0 +1,58 @@
+package erasurecheck
+
+import (
+	"github.com/linn-cloud/erasure-channel/contract/timing"
+)
+
+// The app family: rules judged once over the whole app, not per store.
+var (
+	ruleTransform = declare(Rule{ID: "EC601", Name: "NoTemplateTransform", Type: timing.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
+		Title: "No template declares a macro",
+		Why:   "CloudFormation expands a Transform (SAM, AWS::LanguageExtensions, an account's own macro) at deploy: what deploys is not what the check reads, so a store could be missed or judged wrongly.",
+		Fix:   "Check the processed template (aws cloudformation get-template --template-stage Processed, or SAM's translator); acknowledge it here with where the processed template is checked."})
+	rulePolicyQuota = declare(Rule{ID: "EC602", Name: "ResourcePolicyQuota", Type: timing.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html",
+		Title: "Every resource policy fits its service's size and statement quotas",
+		Why:   "CloudFormation's deploy fails on a policy past its quota.",
+		Fix:   "Split the policy, or grant through identity policies."})
+	ruleServiceQuota = declare(Rule{ID: "EC603", Name: "ServiceQuota", Type: timing.Invalid, Source: FromAWS, Reference: "erasurectl check --quotas lists each quota with its AWS source",
+		Title: "Every template, function, dashboard and parameter fits the quota AWS applies to it",
+		Why:   "CloudFormation or the service refuses it at deploy (a template past 1 MB or 500 resources, a Lambda environment past 4 KB, ...).",
+		Fix:   "Split the stack or shrink the value; erasurectl check --quotas shows the largest use of each quota."})
+	ruleAccessNeeded = declare(Rule{ID: "EC611", Name: "AccessNeededAllowed", Type: timing.Missing, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
+		Title: "Every access the channel needs is allowed",
+		Why:   "The data path fails at run time: a delivery, a read, an answer or a key use is denied.",
+		Fix:   "Restore the grant the cell names (erasurectl access --failing lists every cell)."})
+	ruleAccessWidened = declare(Rule{ID: "EC612", Name: "AccessOthersDenied", Type: timing.BreaksErasure, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
+		Title: "Every access the channel must deny is denied",
+		Why:   "A widened policy lets another principal publish an ERASE, send a forged request, answer for a store or use its key.",
+		Fix:   "Narrow the policy the cell names (erasurectl access --failing lists every cell)."})
+	ruleAccessJudgeable = declare(Rule{ID: "EC613", Name: "AccessJudgeable", Type: timing.Invalid, Source: FromCheck, Reference: "docs/lockdown-and-access.md",
+		Title: "Every policy on the channel's resources can be judged",
+		Why:   "A condition operator or key the evaluator does not model leaves a cell undecided, and an undecided lockdown is not a lockdown.",
+		Fix:   "Use the condition operators the channel's policies use, or leave the statement out."})
+	ruleDeclaredPublishers = declare(Rule{ID: "EC614", Name: "DeclaredPublishers", Type: timing.Missing, Source: FromLockdown, Reference: "ErasureChannelProps.Publishers",
+		Title: "The channel declares its publishers",
+		Why:   "Without declared publishers any principal of the channel's account that may sns:Publish can publish an ERASE every store obeys.",
+		Fix:   "Set ErasureChannelProps.Publishers."})
+	ruleStaleAcknowledgement = declare(Rule{ID: "EC001", Name: "AcknowledgementMatches", Type: timing.Invalid, Severity: SeverityWarning, Source: FromCheck,
+		Title: "Every acknowledgement matches a finding",
+		Why:   "An acknowledgement that matches nothing is stale: the finding it answered is gone, or it names the wrong rule or resource, and it would silently cover a later one.",
+		Fix:   "Remove the acknowledgement, or point it at the finding's rule and resource."})
+)
+
+// checkTransforms: a template that declares a macro (SAM's
+// AWS::Serverless-2016-10-31, AWS::LanguageExtensions, an account's own) is
+// expanded by CloudFormation at deploy, so what it deploys is not what the
+// check reads: an UnresolvedToken line, never a store silently missed or a
+// correct one refused.
+func (a *assembly) checkTransforms() Findings {
+	var out Findings
+	for _, t := range a.Templates {
+		f := findings{t: t}
+		for _, tr := range t.Transforms {
+			f.add(ruleTransform, "", "Template["+t.Stack+"].transform", nil, "%s is expanded by CloudFormation at deploy: the check reads templates as deployed; check the processed template (aws cloudformation get-template --template-stage Processed, or SAM's translator)", tr)
+		}
+		out = append(out, f.out...)
+	}
+	return out
+}
