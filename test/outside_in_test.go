@@ -128,24 +128,29 @@ func (o *outside) synth(t *testing.T, out string, env ...string) (string, bool) 
 	return ansi.ReplaceAllString(string(b), ""), err == nil
 }
 
-// fatalLine is a violation of the check as CDK's report prints it.
-var fatalLine = regexp.MustCompile(`(?m)^FATAL (ErasureSubscriber\[[^\n]*) \(erasure-channel\)$`)
+// fatalLine is a violation of the check as CDK's report prints it: the
+// rule's id, then the check's line.
+var fatalLine = regexp.MustCompile(`(?m)^FATAL (EC\d{3} ErasureSubscriber\[[^\n]*) \(erasure-channel\)$`)
 
-// hatchLines are the lines the escape hatches and the Aspects must get, by
-// mode: each store's broken setting, named by its property and type.
+// hatchLines are the lines the escape hatches, the Aspects and the landing
+// zone must get, by mode: each store's broken setting, named by its rule,
+// property and type.
 var hatchLines = map[string][]string{
 	"hatches": {
-		"ErasureSubscriber[store-001].visibilityTimeout: NotDerived",
-		"ErasureSubscriber[store-002].deadLetterQueue.retentionPeriod: NotDerived",
-		"ErasureSubscriber[store-003].batchSize: AboveCap",
-		"ErasureSubscriber[store-004].eventSource: BreaksErasure",
-		"ErasureSubscriber[store-005].maxReceiveCount: AboveCap",
+		"EC202 ErasureSubscriber[store-001].visibilityTimeout: NotDerived",
+		"EC114 ErasureSubscriber[store-002].deadLetterQueue.retentionPeriod: NotDerived",
+		"EC206 ErasureSubscriber[store-003].batchSize: AboveCap",
+		"EC305 ErasureSubscriber[store-004].eventSource: BreaksErasure",
+		"EC203 ErasureSubscriber[store-005].maxReceiveCount: AboveCap",
 	},
 	"aspects": {
-		"ErasureSubscriber[store-001].deadLetterQueue.retentionPeriod: NotDerived",
-		"ErasureSubscriber[store-001].handlerTimeout: AboveCap",
-		"ErasureSubscriber[store-001].visibilityTimeout: NotDerived",
-		"ErasureSubscriber[store-001].retentionPeriod: NotDerived",
+		"EC114 ErasureSubscriber[store-001].deadLetterQueue.retentionPeriod: NotDerived",
+		"EC201 ErasureSubscriber[store-001].handlerTimeout: AboveCap",
+		"EC202 ErasureSubscriber[store-001].visibilityTimeout: NotDerived",
+		"EC208 ErasureSubscriber[store-001].retentionPeriod: NotDerived",
+	},
+	"landing-zone": {
+		"EC323 ErasureSubscriber[store-001].responseQueue: UnresolvedToken",
 	},
 }
 
@@ -222,7 +227,8 @@ func TestOutsideInEveryLanguage(t *testing.T) {
 				t.Errorf("the refusal spec: passed %v; lines not the Go construct's:\n%s\n go:\n%s", ok, strings.Join(lines, "\n"), strings.Join(goLines, "\n"))
 			}
 
-			for _, mode := range []string{"hatches", "aspects"} {
+			o.landingZone(t)
+			for _, mode := range []string{"hatches", "aspects", "landing-zone"} {
 				text, ok := o.synth(t, filepath.Join(o.dir, "out-"+mode), "BREAK="+mode)
 				var got []string
 				for _, m := range fatalLine.FindAllStringSubmatch(text, -1) {
@@ -241,6 +247,37 @@ func TestOutsideInEveryLanguage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// landingZone: a landing zone's Aspect puts a permissions boundary defined
+// outside the app on every role. Without its document the synth fails with
+// EC323 (hatchLines); acknowledged on the store with a reason it passes,
+// and the check over its cloud assembly reports the finding as acknowledged
+// with the reason; given the boundary's document (one that allows
+// everything) it passes with no finding; an acknowledgement of a cap
+// (EC202) is refused at once.
+func (o *outside) landingZone(t *testing.T) {
+	t.Helper()
+	out := filepath.Join(o.dir, "out-acknowledged")
+	if text, ok := o.synth(t, out, "BREAK=landing-zone", "ACK=EC323"); !ok {
+		t.Errorf("landing zone, acknowledged: the synth failed:\n%s", tail([]byte(text)))
+	} else {
+		r := runCheckCommand(t, erasurectlBinary(t), "check", "--topic-arn", "arn:aws:sns:eu-west-1:111111111111:erasure-topic", out)
+		if r.code != 0 || !strings.Contains(r.stdout, "acknowledged: ErasureSubscriber[store-001].responseQueue: UnresolvedToken") ||
+			!strings.Contains(r.stdout, `reason: "the landing zone's boundary allows every action the handler needs"`) {
+			t.Errorf("landing zone, acknowledged: erasurectl check exit %d, want 0 and the acknowledged line:\n%s", r.code, r.stdout)
+		}
+	}
+	doc := filepath.Join(o.dir, "landing-zone-boundary.json")
+	if err := os.WriteFile(doc, []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if text, ok := o.synth(t, filepath.Join(o.dir, "out-boundary"), "BREAK=landing-zone", "BOUNDARY_FILE="+doc); !ok {
+		t.Errorf("landing zone with the boundary's document: the synth failed:\n%s", tail([]byte(text)))
+	}
+	if text, ok := o.synth(t, filepath.Join(o.dir, "out-ack-cap"), "BREAK=landing-zone", "ACK=EC202"); ok || !strings.Contains(text, "the rule may not be acknowledged") {
+		t.Errorf("an acknowledgement of a cap: want the synth refused, saying the rule may not be acknowledged; passed %v:\n%s", ok, tail([]byte(text)))
 	}
 }
 

@@ -164,7 +164,7 @@ func TestStoreTeamAppRefusedInProcess(t *testing.T) {
 func assertCheckCLIAgrees(t *testing.T, assembly string, reported []reportedLine) {
 	t.Helper()
 	bin := erasurectlBinary(t)
-	cmd := exec.Command(bin, "check", "--topic-arn", storeteam.TopicArn, "--topic-key-arn", storeteam.TopicKeyArn, assembly)
+	cmd := exec.Command(bin, "check", "--format", "json", "--topic-arn", storeteam.TopicArn, "--topic-key-arn", storeteam.TopicKeyArn, assembly)
 	out, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("erasurectl check over the broken stores: want exit 1, got %v\n%s", err, out)
@@ -175,14 +175,16 @@ func assertCheckCLIAgrees(t *testing.T, assembly string, reported []reportedLine
 			want = append(want, d)
 		}
 	}
+	// The plugin's description is the rule's id and the check's line.
+	var res struct {
+		Findings []struct{ Rule, Message string }
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatal(err)
+	}
 	var got []string
-	for _, l := range strings.Split(string(out), "\n") {
-		for _, prefix := range []string{"Store[", "ErasureSubscriber[", "Access[", "Policy[", "Template["} {
-			if strings.HasPrefix(l, prefix) {
-				got = append(got, l)
-				break
-			}
-		}
+	for _, f := range res.Findings {
+		got = append(got, f.Rule+" "+f.Message)
 	}
 	sort.Strings(want)
 	sort.Strings(got)

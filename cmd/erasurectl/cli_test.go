@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -376,5 +377,193 @@ func TestCheckTypeScriptApp(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "[orders]") {
 		t.Errorf("the clean store was refused:\n%s", r.stdout)
+	}
+}
+
+// TestCheckRulesAcknowledgementsAndBoundaries: the rule catalogue and what a
+// team does with a finding, through the command:
+//   - --list-rules prints every rule (text, json, markdown);
+//   - a role under a permissions boundary defined outside the app is a
+//     finding of EC323 (exit 1), pointing at the property's line and column;
+//   - --boundary with the boundary's document, or AWS's AdministratorAccess
+//     as the boundary, judges it instead (exit 0);
+//   - an acknowledgements file acknowledges it with a reason: reported as
+//     acknowledged in text and as a SARIF suppression (valid SARIF), exit 0;
+//   - a stale acknowledgement is a warning (EC001), exit 0;
+//   - an acknowledgement of a cap, or with a short reason, is refused (exit 2);
+//   - a warning alone (reserved concurrency 2, EC312) exits 0.
+func TestCheckRulesAcknowledgementsAndBoundaries(t *testing.T) {
+	const topic = "arn:aws:sns:eu-west-1:111111111111:erasure-topic"
+	root, _ := filepath.Abs("../..")
+	b, err := os.ReadFile(filepath.Join(root, "constructs", "erasurecheck", "testdata", "store-clean.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const roleProps = "    Type: AWS::IAM::Role\n    Properties:\n"
+	withBoundary := func(arn string) string {
+		return write("store.yaml", strings.Replace(string(b), roleProps, roleProps+"      PermissionsBoundary: "+arn+"\n", 1))
+	}
+
+	r := erasurectl(t, nil, "check", "--list-rules")
+	if r.code != 0 || !strings.Contains(r.stdout, "EC323  error    The handler role's permissions boundary can be read") || !strings.Contains(r.stdout, "EC312  warning") {
+		t.Errorf("--list-rules: exit %d\n%s", r.code, r.stdout)
+	}
+	var rules []struct {
+		ID              string
+		Acknowledgeable bool
+	}
+	if r := erasurectl(t, nil, "check", "--list-rules", "--format", "json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &rules) != nil || len(rules) < 50 {
+		t.Errorf("--list-rules --format json: exit %d, %d rules", r.code, len(rules))
+	}
+
+	store := withBoundary("arn:aws:iam::111111111111:policy/landing-zone")
+	r = erasurectl(t, nil, "check", "--topic-arn", topic, store)
+	if r.code != 1 || !strings.Contains(r.stdout, "ErasureSubscriber[plain].responseQueue: UnresolvedToken") ||
+		!strings.Contains(r.stdout, "[EC323 error; store/Handler Properties.Role; store.yaml:") {
+		t.Fatalf("a boundary outside the app: exit %d, want 1 and its EC323 line\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if l := lineNumberOf(t, store, "      Role: !GetAtt HandlerRole.Arn"); !strings.Contains(r.stdout, fmt.Sprintf("store.yaml:%d:7]", l)) {
+		t.Errorf("the finding does not point at line %d, column 7 (the function's Role):\n%s", l, r.stdout)
+	}
+
+	allowAll := write("boundary.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)
+	if r := erasurectl(t, nil, "check", "--topic-arn", topic, "--boundary", "arn:aws:iam::111111111111:policy/landing-zone="+allowAll, store); r.code != 0 {
+		t.Errorf("with the boundary's document: exit %d, want 0\n%s", r.code, r.stdout)
+	}
+	denyAnswers := write("deny.json", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"},{"Effect":"Deny","Action":"sqs:SendMessage","Resource":"*"}]}`)
+	if r := erasurectl(t, nil, "check", "--topic-arn", topic, "--boundary", "arn:aws:iam::111111111111:policy/landing-zone="+denyAnswers, store); r.code != 1 ||
+		!strings.Contains(r.stdout, "[EC321 error") {
+		t.Errorf("a boundary document that denies the answers: exit %d, want 1 with EC321\n%s", r.code, r.stdout)
+	}
+	if r := erasurectl(t, nil, "check", "--topic-arn", topic, withBoundary("!Sub arn:${AWS::Partition}:iam::aws:policy/AdministratorAccess")); r.code != 0 {
+		t.Errorf("AdministratorAccess as the boundary: exit %d, want 0\n%s", r.code, r.stdout)
+	}
+
+	store = withBoundary("arn:aws:iam::111111111111:policy/landing-zone")
+	acks := write("acks.yaml", "acknowledgements:\n  - rule: EC323\n    stack: store\n    logicalId: Handler\n    reason: the landing zone boundary allows every action the handler needs\n")
+	r = erasurectl(t, nil, "check", "--topic-arn", topic, "--acknowledgements", acks, store)
+	if r.code != 0 || !strings.Contains(r.stdout, "0 problems, 0 warnings, 1 acknowledged") ||
+		!strings.Contains(r.stdout, `acknowledged: ErasureSubscriber[plain].responseQueue: UnresolvedToken`) ||
+		!strings.Contains(r.stdout, `reason: "the landing zone boundary allows every action the handler needs"`) {
+		t.Errorf("acknowledged: exit %d, want 0 and the acknowledged line\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = erasurectl(t, nil, "check", "--format", "sarif", "--topic-arn", topic, "--acknowledgements", acks, store)
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID                   string
+						HelpURI              string
+						DefaultConfiguration struct{ Level string }
+					}
+				}
+			}
+			Results []struct {
+				RuleID       string
+				Level        string
+				Suppressions []struct{ Kind, Justification string }
+				Locations    []struct {
+					PhysicalLocation struct {
+						Region struct{ StartLine, StartColumn int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil || r.code != 0 || len(log.Runs) != 1 {
+		t.Fatalf("sarif: exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+	if n := len(log.Runs[0].Tool.Driver.Rules); n != len(rules) {
+		t.Errorf("sarif: %d rules in tool.driver.rules, the registry has %d", n, len(rules))
+	}
+	if res := log.Runs[0].Results; len(res) != 1 || res[0].RuleID != "EC323" || len(res[0].Suppressions) != 1 ||
+		res[0].Suppressions[0].Kind != "external" || !strings.Contains(res[0].Suppressions[0].Justification, "landing zone") ||
+		res[0].Locations[0].PhysicalLocation.Region.StartColumn != 7 {
+		t.Errorf("sarif: want one EC323 result, located, with its suppression:\n%s", r.stdout)
+	}
+	validateSARIF(t, root, r.stdout)
+
+	stale := write("stale.yaml", "acknowledgements:\n  - rule: EC312\n    logicalId: Handler\n    reason: the store's traffic is ten requests a day\n")
+	if r := erasurectl(t, nil, "check", "--topic-arn", topic, "--acknowledgements", stale, "--boundary", "arn:aws:iam::111111111111:policy/landing-zone="+allowAll, store); r.code != 0 ||
+		!strings.Contains(r.stdout, "[EC001 warning") || !strings.Contains(r.stdout, "0 problems, 1 warnings") {
+		t.Errorf("a stale acknowledgement: exit %d, want 0 and an EC001 warning\n%s", r.code, r.stdout)
+	}
+	for name, body := range map[string]string{
+		"a cap":          "acknowledgements:\n  - rule: EC202\n    logicalId: Requests\n    reason: we know what we are doing here\n",
+		"a short reason": "acknowledgements:\n  - rule: EC323\n    logicalId: Handler\n    reason: ok\n",
+		"no such rule":   "acknowledgements:\n  - rule: EC999\n    logicalId: Handler\n    reason: we know what we are doing here\n",
+		"an unknown key": "acknowledgements:\n  - rule: EC323\n    logicalid: Handler\n    reason: we know what we are doing here\n",
+	} {
+		f := write("bad.yaml", body)
+		if r := erasurectl(t, nil, "check", "--topic-arn", topic, "--acknowledgements", f, store); r.code != 2 || !strings.Contains(r.stderr, "acknowledge") {
+			t.Errorf("an acknowledgement of %s: exit %d, want 2 and why\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+	}
+	warn := write("warn.yaml", strings.Replace(string(b), "      Timeout: 60\n", "      Timeout: 60\n      ReservedConcurrentExecutions: 2\n", 1))
+	if r := erasurectl(t, nil, "check", "--topic-arn", topic, warn); r.code != 0 || !strings.Contains(r.stdout, "0 problems, 1 warnings") || !strings.Contains(r.stdout, "[EC312 warning") {
+		t.Errorf("a warning alone: exit %d, want 0\n%s", r.code, r.stdout)
+	}
+}
+
+// lineNumberOf is the line of file that starts with prefix.
+func lineNumberOf(t *testing.T, file, prefix string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line %q", prefix)
+	return 0
+}
+
+// validateSARIF runs Microsoft's SARIF Multitool over log: no error, warning
+// or note.
+func validateSARIF(t *testing.T, root, log string) {
+	t.Helper()
+	multitool := filepath.Join(root, "tools", "node_modules", "@microsoft", "sarif-multitool-linux", "Sarif.Multitool")
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "check.sarif"), filepath.Join(dir, "validation.sarif")
+	if err := os.WriteFile(in, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(multitool, "validate", in, "--output", out, "--level", "Error;Warning;Note")
+	cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("Sarif.Multitool validate: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string
+				Level   string
+				Message struct{ Text string }
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &v); err != nil || len(v.Runs) == 0 {
+		t.Fatalf("the Multitool's own log is not SARIF: %v", err)
+	}
+	for _, res := range v.Runs[0].Results {
+		if res.Level == "error" || res.Level == "warning" || res.Level == "" {
+			t.Errorf("Multitool %s %s: %s", res.Level, res.RuleID, res.Message.Text)
+		}
 	}
 }

@@ -78,7 +78,7 @@ func Report(res *Result, err error) *awscdk.PolicyValidationPluginReport {
 	if err != nil {
 		// No template to point at: name the app itself, so CDK still renders it.
 		violations = append(violations, &awscdk.PolicyViolation{
-			RuleName: jsii.String("EC000"), Severity: jsii.String(string(SeverityError)),
+			RuleName: jsii.String("EC000"), Severity: jsii.String("fatal"),
 			Description: jsii.String(err.Error()),
 			ViolatingResources: &[]*awscdk.PolicyViolatingResource{{
 				ConstructPath: jsii.String(""), Locations: jsii.Strings("Resources"), // the app itself

@@ -143,8 +143,12 @@ func problemOf(r *Rule, path, detail string) timing.Problem {
 // plugins of both languages (Report; the package's ErasureCheck) fill CDK's
 // report from it.
 type Violation struct {
-	RuleName    string `json:"ruleName"` // the rule's id
-	Severity    string `json:"severity"` // error, warning, or info when acknowledged
+	RuleName string `json:"ruleName"` // the rule's id
+	// Severity is "fatal" for an error: CDK's own acknowledgement of a
+	// plugin's rule cannot silence it, so a finding is acknowledged only the
+	// check's way, on one construct with a reason it reports. "warning" for
+	// advice; "info" once acknowledged.
+	Severity    string `json:"severity"`
 	Title       string `json:"title"`
 	Description string `json:"description"` // the finding's line; an acknowledgement's reason after it
 	Fix         string `json:"fix"`
@@ -153,10 +157,13 @@ type Violation struct {
 
 // ViolationOf states f as a validation report's violation.
 func ViolationOf(f Finding) Violation {
-	v := Violation{Severity: string(SeverityError), Description: f.String()}
+	v := Violation{Severity: "fatal", Description: f.String()}
 	if r := f.Rule; r != nil {
-		v.RuleName, v.Severity, v.Title, v.Fix, v.HelpURI = r.ID, string(r.Severity), r.Title, r.Fix, r.HelpURI()
+		v.RuleName, v.Title, v.Fix, v.HelpURI = r.ID, r.Title, r.Fix, r.HelpURI()
 		v.Description = r.ID + " " + f.String()
+		if r.Severity == SeverityWarning {
+			v.Severity = "warning"
+		}
 	}
 	if k := f.Acknowledged; k != nil {
 		v.Severity = "info"

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
@@ -55,6 +56,9 @@ type findingOut struct {
 	Line          int              `json:"line,omitempty"`
 	Column        int              `json:"column,omitempty"`
 	Acknowledged  *acknowledgedOut `json:"acknowledged,omitempty"`
+	// Violation is the finding as CDK's policy validation report states it
+	// (the package's ErasureCheck reports it as is).
+	Violation erasurecheck.Violation `json:"violation"`
 }
 
 // acknowledgedOut is the acknowledgement that covers a finding.
@@ -117,7 +121,8 @@ func (c *Cmd) Run(stdout io.Writer, asJSON bool) error {
 		}{Stores: len(res.Stores), Failing: failing, Findings: []findingOut{}}
 		for _, f := range res.Findings {
 			fo := findingOut{Path: f.Path, Type: string(f.Type), Message: f.String(), Detail: f.Detail, Stack: f.Stack, Template: f.Template, LogicalID: f.LogicalID,
-				ConstructPath: f.ConstructPath, Property: f.PropertyPath(), Line: f.Line, Column: f.Column, Severity: string(erasurecheck.SeverityError)}
+				ConstructPath: f.ConstructPath, Property: f.PropertyPath(), Line: f.Line, Column: f.Column, Severity: string(erasurecheck.SeverityError),
+				Violation: erasurecheck.ViolationOf(f)}
 			if f.Rule != nil {
 				fo.Rule, fo.Severity = f.Rule.ID, string(f.Rule.Severity)
 			}
@@ -246,7 +251,7 @@ func RulesMarkdown(rules []*erasurecheck.Rule) string {
 	b.WriteString("<!-- Generated from the registry (constructs/erasurecheck/rules_*.go) by `erasurectl check --list-rules --format markdown`; do not edit. -->\n\n")
 	b.WriteString("Every finding of `erasurectl check`, `erasure-check` and the `ErasureCheck` plugin names one of these rules. An error fails the check\n")
 	b.WriteString("and the synth; a warning is advice and never fails. A rule marked acknowledgeable may be acknowledged, one finding on one\n")
-	b.WriteString("construct at a time, with a reason of at least 10 characters (docs/app-wide-check.md, \"Acknowledging a finding\"); the\n")
+	fmt.Fprintf(&b, "construct at a time, with a reason of at least %d characters (docs/app-wide-check.md, \"Acknowledging a finding\"); the\n", erasurecheck.MinReasonLength)
 	b.WriteString("channel's caps, derivations and lockdown never may.\n\n")
 	b.WriteString("| id | name | severity | acknowledgeable | title |\n|---|---|---|---|---|\n")
 	for _, r := range rules {
@@ -306,7 +311,7 @@ func sarifLog(findings erasurecheck.Findings) sarif.Log {
 		}
 		loc := sarif.Location{}
 		if f.Template != "" {
-			loc.PhysicalLocation = &sarif.PhysicalLocation{ArtifactLocation: sarif.ArtifactLocation{URI: filepath.ToSlash(f.Template)}}
+			loc.PhysicalLocation = &sarif.PhysicalLocation{ArtifactLocation: sarif.ArtifactLocation{URI: artifactURI(f.Template)}}
 			if f.Line > 0 {
 				loc.PhysicalLocation.Region = &sarif.Region{StartLine: f.Line, StartColumn: f.Column}
 			}
@@ -332,6 +337,15 @@ func sarifLog(findings erasurecheck.Findings) sarif.Log {
 		results = append(results, res)
 	}
 	return sarif.Log{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarif.Run{{Tool: sarif.Tool{Driver: driver}, Results: results}}}
+}
+
+// artifactURI is a template's path as SARIF takes it: relative paths as
+// relative references, absolute ones as file URIs (SARIF1004).
+func artifactURI(path string) string {
+	if filepath.IsAbs(path) {
+		return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+	}
+	return (&url.URL{Path: filepath.ToSlash(path)}).String()
 }
 
 // sarifLevel is a severity as SARIF names it.

@@ -1,3 +1,4 @@
+import { IConstruct } from 'constructs';
 import { IPolicyValidationContext, IPolicyValidationPlugin, PolicyValidationPluginReport, PolicyViolation } from 'aws-cdk-lib';
 import { runCheck } from './check';
 
@@ -36,14 +37,44 @@ export interface ErasureCheckProps {
    * @default false
    */
   readonly allowNoStores?: boolean;
+  /**
+   * The documents of permissions boundaries defined outside the app, by the
+   * managed policy's ARN: the path of each policy document (JSON), as
+   * `erasure-check --boundary ARN=FILE` takes it. A role under a boundary
+   * with no document is a finding of EC323, which may be acknowledged;
+   * AWS's `AdministratorAccess` and `PowerUserAccess` need none.
+   * @default - none
+   */
+  readonly boundaries?: { [arn: string]: string };
 }
+
+/** A rule of the check, as `erasure-check --list-rules --format json` prints it. */
+interface RuleEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly acknowledgeable: boolean;
+}
+
+/** The construct metadata type an acknowledgement is recorded under (erasurecheck.AcknowledgeMetadataType). */
+const ACKNOWLEDGE_METADATA_TYPE = 'erasure-check:acknowledge';
+
+/** The fewest characters an acknowledgement's reason may have (erasurecheck.MinReasonLength). */
+const MIN_REASON_LENGTH = 10;
 
 /** One finding as `erasure-check --format json` prints it. */
 interface Finding {
-  readonly type: string;
-  readonly message: string;
   readonly template: string;
   readonly logicalId: string;
+  readonly property?: string;
+  /** The finding as CDK's report states it (erasurecheck.ViolationOf): one source for both languages. */
+  readonly violation: {
+    readonly ruleName: string;
+    readonly severity: string;
+    readonly title: string;
+    readonly description: string;
+    readonly fix: string;
+    readonly helpUri: string;
+  };
 }
 
 /**
@@ -65,8 +96,30 @@ export class ErasureCheck implements IPolicyValidationPlugin {
   public readonly name = 'erasure-channel';
   /** The check's version: the package's. */
   public readonly version?: string;
-  /** The problem types the check reports violations under. */
-  public readonly ruleIds?: string[] = ['AboveCap', 'BelowMinimum', 'NotDerived', 'UnresolvedToken', 'FIFO', 'Invalid', 'BreaksTiming', 'BreaksErasure', 'Missing', 'ConfusedDeputy'];
+  /**
+   * Acknowledges, on `scope`, the findings of rule `ruleId` on scope's
+   * resources (and its children's), for `reason`: recorded in the cloud
+   * assembly, as cdk-nag records a suppression, and reported by the check as
+   * acknowledged (never dropped), without failing the synth.
+   *
+   * Throws at once for a rule that does not exist, a rule that may not be
+   * acknowledged (the channel's caps, derivations and lockdown) or a reason
+   * under 10 characters. `erasure-check --list-rules` lists the rules.
+   *
+   * @example
+   * ErasureCheck.acknowledge(handler.role!, 'EC323', 'the landing zone boundary allows sqs:SendMessage and kms:*');
+   */
+  public static acknowledge(scope: IConstruct, ruleId: string, reason: string): void {
+    const rule = rules().find((r) => r.id === ruleId);
+    const where = `ErasureCheck.acknowledge(${scope.node.path}, ${JSON.stringify(ruleId)})`;
+    if (rule === undefined) throw new Error(`${where}: there is no such rule (erasure-check --list-rules lists them)`);
+    if (!rule.acknowledgeable) throw new Error(`${where}: the rule may not be acknowledged: ${rule.id} ${rule.name} enforces the channel's constants or lockdown; fix what it names`);
+    if (typeof reason !== 'string' || [...reason.trim()].length < MIN_REASON_LENGTH) throw new Error(`${where}: the reason must have at least ${MIN_REASON_LENGTH} characters`);
+    scope.node.addMetadata(ACKNOWLEDGE_METADATA_TYPE, { rule: ruleId, reason: reason.trim() });
+  }
+
+  /** Every rule's id (docs/check-rules.md). */
+  public readonly ruleIds?: string[] = rules().map((r) => r.id);
   private readonly args: string[];
 
   constructor(props: ErasureCheckProps = {}) {
@@ -83,6 +136,10 @@ export class ErasureCheck implements IPolicyValidationPlugin {
     if (props.access) args.push('--access');
     if (props.allowNoStores !== undefined && typeof props.allowNoStores !== 'boolean') throw new TypeError('ErasureCheck.allowNoStores must be a boolean');
     if (props.allowNoStores) args.push('--allow-no-stores');
+    for (const [arn, file] of Object.entries(props.boundaries ?? {})) {
+      if (typeof file !== 'string') throw new TypeError(`ErasureCheck.boundaries.${arn} must be the path of a policy document`);
+      args.push('--boundary', `${arn}=${file}`);
+    }
     for (const [k, v] of Object.entries(props.parameters ?? {})) {
       if (typeof v !== 'string') throw new TypeError(`ErasureCheck.parameters.${k} must be a string`);
       args.push('--parameter', `${k}=${v}`);
@@ -97,18 +154,30 @@ export class ErasureCheck implements IPolicyValidationPlugin {
     let findings: Finding[] = [];
     if (run.stdout.trim() !== '') findings = (JSON.parse(run.stdout) as { findings: Finding[] }).findings;
     for (const f of findings) {
+      const v = f.violation;
       violations.push({
-        ruleName: f.type, severity: 'fatal', description: f.message,
-        violatingResources: [{ resourceLogicalId: f.logicalId, templatePath: f.template, locations: [`Resources.${f.logicalId}`] }],
+        ruleName: v.ruleName, severity: v.severity, description: v.description, fix: v.fix,
+        ruleMetadata: { title: v.title, helpUri: v.helpUri },
+        violatingResources: [{ resourceLogicalId: f.logicalId, templatePath: f.template, locations: [`Resources.${f.logicalId}${f.property ? '.' + f.property : ''}`] }],
       });
     }
-    if (run.exitCode !== 0 && violations.length === 0) {
+    if (run.exitCode !== 0 && !findings.some((f) => f.violation.severity === 'fatal')) {
       // Nothing to point at (no store found, a template it cannot read): name the app itself.
       const why = run.stderr.trim().replace(/^erasure-check: /gm, '') || `the check exited ${run.exitCode}`;
-      violations.push({ ruleName: 'Invalid', severity: 'fatal', description: why, violatingResources: [{ constructPath: '', locations: ['Resources'] }] });
+      violations.push({ ruleName: 'EC000', severity: 'fatal', description: why, violatingResources: [{ constructPath: '', locations: ['Resources'] }] });
     }
-    return { success: violations.length === 0, violations, pluginVersion: this.version };
+    // Warnings and acknowledged findings are reported; only the check's own verdict fails the synth.
+    return { success: run.exitCode === 0, violations, pluginVersion: this.version };
   }
+}
+
+let ruleCache: RuleEntry[] | undefined;
+
+/** The rule catalogue the package carries (kernel/rules.json, from the Go registry). */
+function rules(): RuleEntry[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  ruleCache ??= require('../kernel/rules.json') as RuleEntry[];
+  return ruleCache;
 }
 
 function packageVersion(): string {

@@ -6,7 +6,7 @@
 // output: never committed. Needs Go 1.26 on the PATH. The tag erasureplan
 // leaves the contract's reference schema validator out (contract/schemacheck.go).
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdirSync } from 'node:fs'
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -27,3 +27,8 @@ execFileSync('go', ['build', '-tags', 'erasureplan', '-trimpath', '-ldflags=-s -
   stdio: 'inherit',
   env: { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm', CGO_ENABLED: '0' },
 })
+// kernel/rules.json: the check's rule catalogue, from the Go registry (the
+// one source; erasurectl check --list-rules --format json), so that
+// ErasureCheck.acknowledge refuses an unknown or unacknowledgeable rule at the
+// call, before any synth.
+writeFileSync(join(pkg, 'kernel', 'rules.json'), execFileSync('go', ['run', './cmd/erasure-check', '--list-rules', '--format', 'json'], { cwd: repo }))

@@ -6,6 +6,9 @@
 //	STORES=n           n stores (store-001 …), each its own stack;
 //	BREAK=hatches      five stores, each broken after construction by one
 //	                   escape hatch, which ErasureCheck must refuse at synth;
+//	BREAK=landing-zone one store under a permissions boundary defined outside
+//	                   the app on every role (ACK=rule acknowledges it,
+//	                   BOUNDARY_FILE gives ErasureCheck its document);
 //	BREAK=aspects      one store under organisation-wide Aspects (14-day
 //	                   retention on every queue, 900 s on every function);
 //	SPEC=file          the stores of a refusal spec (CONSTANTS names the
@@ -90,10 +93,29 @@ func (a *organisationDefaults) Visit(node constructs.IConstruct) {
 	}
 }
 
+// landingZoneBoundary is a permissions boundary defined outside the app.
+const landingZoneBoundary = "arn:aws:iam::222222222222:policy/landing-zone"
+
+// landingZone is a landing zone's Aspect: the boundary on every role (a
+// pointer, as jsii passes objects by reference).
+type landingZone struct{ boundary string }
+
+func (a *landingZone) Visit(node constructs.IConstruct) {
+	if *awscdk.CfnResource_IsCfnResource(node) {
+		if r := node.(awscdk.CfnResource); *r.CfnResourceType() == "AWS::IAM::Role" {
+			r.AddPropertyOverride(jsii.String("PermissionsBoundary"), a.boundary)
+		}
+	}
+}
+
 func main() {
 	defer jsii.Close()
 	app := awscdk.NewApp(nil)
-	awscdk.Validations_Of(app).AddPlugins(ecc.NewErasureCheck(&ecc.ErasureCheckProps{TopicArns: jsii.Strings(topicArn)}))
+	checkProps := &ecc.ErasureCheckProps{TopicArns: jsii.Strings(topicArn)}
+	if f := os.Getenv("BOUNDARY_FILE"); f != "" {
+		checkProps.Boundaries = &map[string]*string{landingZoneBoundary: jsii.String(f)}
+	}
+	awscdk.Validations_Of(app).AddPlugins(ecc.NewErasureCheck(checkProps))
 	switch {
 	case os.Getenv("BREAK") == "hatches":
 		l1(store(app, "store-001").Queue(), "AWS::SQS::Queue").AddPropertyOverride(jsii.String("VisibilityTimeout"), 30)
@@ -104,6 +126,12 @@ func main() {
 	case os.Getenv("BREAK") == "aspects":
 		store(app, "store-001")
 		awscdk.Aspects_Of(app).Add(&organisationDefaults{retentionSeconds: 1209600, timeoutSeconds: 900}, nil)
+	case os.Getenv("BREAK") == "landing-zone":
+		s := store(app, "store-001")
+		awscdk.Aspects_Of(app).Add(&landingZone{boundary: landingZoneBoundary}, nil)
+		if rule := os.Getenv("ACK"); rule != "" {
+			ecc.ErasureCheck_Acknowledge(s, jsii.String(rule), jsii.String("the landing zone's boundary allows every action the handler needs"))
+		}
 	case os.Getenv("SPEC") != "":
 		spec(app, os.Getenv("SPEC"), os.Getenv("CONSTANTS"))
 	default:

@@ -6,6 +6,9 @@ folder). The channel is another app's, imported by ARN. It builds:
                      escape hatch, which ErasureCheck must refuse at synth;
   BREAK=aspects      one store under organisation-wide Aspects (14-day
                      retention on every queue, 900 s on every function);
+  BREAK=landing-zone one store under a permissions boundary defined outside
+                     the app on every role (ACK=rule acknowledges it,
+                     BOUNDARY_FILE gives ErasureCheck its document);
   SPEC=file          the stores of a refusal spec (CONSTANTS names the
                      channel constants file), as the Go test builds them.
 HANDLER_ASSET is the directory of the handler's code."""
@@ -32,7 +35,9 @@ def handler_props(**extra):
 
 
 app = cdk.App()
-cdk.Validations.of(app).add_plugins(ErasureCheck(topic_arns=[TOPIC_ARN]))
+LANDING_ZONE_BOUNDARY = "arn:aws:iam::222222222222:policy/landing-zone"
+BOUNDARY_FILE = os.environ.get("BOUNDARY_FILE")
+cdk.Validations.of(app).add_plugins(ErasureCheck(topic_arns=[TOPIC_ARN], boundaries={LANDING_ZONE_BOUNDARY: BOUNDARY_FILE} if BOUNDARY_FILE else None))
 
 
 def store(name):
@@ -56,6 +61,15 @@ class OrganisationDefaults:
             node.message_retention_period = 1209600
         if isinstance(node, lambda_.CfnFunction):
             node.timeout = 900
+
+
+@jsii.implements(cdk.IAspect)
+class LandingZoneBoundary:
+    """A landing zone's Aspect: a permissions boundary defined outside the app on every role."""
+
+    def visit(self, node: IConstruct) -> None:
+        if isinstance(node, iam.CfnRole):
+            node.permissions_boundary = LANDING_ZONE_BOUNDARY
 
 
 def spec(spec_file, constants_file):
@@ -155,6 +169,11 @@ if mode == "hatches":
 elif mode == "aspects":
     store("store-001")
     cdk.Aspects.of(app).add(OrganisationDefaults())
+elif mode == "landing-zone":
+    s = store("store-001")
+    cdk.Aspects.of(app).add(LandingZoneBoundary())
+    if os.environ.get("ACK"):
+        ErasureCheck.acknowledge(s, os.environ["ACK"], "the landing zone's boundary allows every action the handler needs")
 elif os.environ.get("SPEC"):
     spec(os.environ["SPEC"], os.environ["CONSTANTS"])
 else:

@@ -7,7 +7,11 @@
 //   BREAK=aspects      one store under organisation-wide Aspects (14-day
 //                      retention on every queue, 900 s on every function);
 //   SPEC=file          the stores of a refusal spec (CONSTANTS names the
-//                      channel constants file), as the Go test builds them.
+//                      channel constants file), as the Go test builds them;
+//   BREAK=landing-zone one store under a landing zone's Aspect that puts a
+//                      permissions boundary defined outside the app on every
+//                      role; ACK=rule acknowledges that rule on the store,
+//                      BOUNDARY_FILE gives ErasureCheck the boundary's document.
 // HANDLER_ASSET is the directory of the handler's code.
 import * as cdk from "aws-cdk-lib";
 import * as iam from "aws-cdk-lib/aws-iam";
@@ -31,7 +35,9 @@ const handlerProps = (): lambda.FunctionProps => ({ runtime: lambda.Runtime.PROV
   handler: "bootstrap", code: lambda.Code.fromAsset(asset) });
 
 const app = new cdk.App();
-cdk.Validations.of(app).addPlugins(new ErasureCheck({ topicArns: [channel.topicArn] }));
+const landingZoneBoundary = "arn:aws:iam::222222222222:policy/landing-zone";
+const boundaryFile = process.env.BOUNDARY_FILE;
+cdk.Validations.of(app).addPlugins(new ErasureCheck({ topicArns: [channel.topicArn], ...(boundaryFile ? { boundaries: { [landingZoneBoundary]: boundaryFile } } : {}) }));
 
 function store(name: string): ErasureSubscriber {
   const stack = new cdk.Stack(app, `Store${name.slice(-3)}`, { env });
@@ -58,6 +64,12 @@ if (mode === "hatches") {
     if (n instanceof sqs.CfnQueue) n.messageRetentionPeriod = 1209600;
     if (n instanceof lambda.CfnFunction) n.timeout = 900;
   } });
+} else if (mode === "landing-zone") {
+  const s = store("store-001");
+  cdk.Aspects.of(app).add({ visit(n: IConstruct) {
+    if (n instanceof iam.CfnRole) n.permissionsBoundary = landingZoneBoundary;
+  } });
+  if (process.env.ACK) ErasureCheck.acknowledge(s, process.env.ACK, "the landing zone's boundary allows every action the handler needs");
 } else if (process.env.SPEC) {
   spec(process.env.SPEC, process.env.CONSTANTS!);
 } else {

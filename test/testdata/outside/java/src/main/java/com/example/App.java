@@ -6,6 +6,9 @@
 //                      escape hatch, which ErasureCheck must refuse at synth;
 //   BREAK=aspects      one store under organisation-wide Aspects (14-day
 //                      retention on every queue, 900 s on every function);
+//   BREAK=landing-zone one store under a permissions boundary defined outside
+//                      the app on every role (ACK=rule acknowledges it,
+//                      BOUNDARY_FILE gives ErasureCheck its document);
 //   SPEC=file          the stores of a refusal spec (CONSTANTS names the
 //                      channel constants file), as the Go test builds them.
 // HANDLER_ASSET is the directory of the handler's code.
@@ -85,7 +88,10 @@ public final class App {
     }
 
     public static void main(final String[] args) throws Exception {
-        Validations.of(app).addPlugins(new ErasureCheck(ErasureCheckProps.builder().topicArns(List.of(TOPIC_ARN)).build()));
+        String landingZoneBoundary = "arn:aws:iam::222222222222:policy/landing-zone";
+        ErasureCheckProps.Builder check = ErasureCheckProps.builder().topicArns(List.of(TOPIC_ARN));
+        if (System.getenv("BOUNDARY_FILE") != null) check.boundaries(java.util.Map.of(landingZoneBoundary, System.getenv("BOUNDARY_FILE")));
+        Validations.of(app).addPlugins(new ErasureCheck(check.build()));
         String mode = System.getenv().getOrDefault("BREAK", "");
         if (mode.equals("hatches")) {
             l1(store("store-001").getQueue(), "AWS::SQS::Queue").addPropertyOverride("VisibilityTimeout", 30);
@@ -102,6 +108,15 @@ public final class App {
                     if (node instanceof CfnFunction) ((CfnFunction) node).setTimeout(900);
                 }
             });
+        } else if (mode.equals("landing-zone")) {
+            ErasureSubscriber s = store("store-001");
+            Aspects.of(app).add(new IAspect() {
+                @Override
+                public void visit(software.constructs.IConstruct node) {
+                    if (node instanceof software.amazon.awscdk.services.iam.CfnRole) ((software.amazon.awscdk.services.iam.CfnRole) node).setPermissionsBoundary(landingZoneBoundary);
+                }
+            });
+            if (System.getenv("ACK") != null) ErasureCheck.acknowledge(s, System.getenv("ACK"), "the landing zone's boundary allows every action the handler needs");
         } else if (System.getenv("SPEC") != null) {
             spec(System.getenv("SPEC"), System.getenv("CONSTANTS"));
         } else {
