@@ -219,11 +219,14 @@ rules-doc:
 	go run ./cmd/erasurectl check --list-rules --format markdown > docs/check-rules.md
 
 ## fuzz-check: the template reader (JSON and YAML) of erasurecheck and erasurectl check, its JSON decoder against
-## encoding/json, then the assembly reader (manifests, nested assemblies and stacks).
+## encoding/json, the assembly reader (manifests, nested assemblies and stacks), the property position index and the
+## acknowledgements file reader.
 fuzz-check:
 	go test -run '^$$' -fuzz FuzzDecodeTemplate -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 	go test -run '^$$' -fuzz FuzzDecodeJSONAgreesWithEncodingJSON -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 	go test -run '^$$' -fuzz FuzzReadAssembly -fuzztime $(FUZZTIME) ./constructs/cfnmodel
+	go test -run '^$$' -fuzz FuzzPositions -fuzztime $(FUZZTIME) ./constructs/cfnmodel
+	go test -run '^$$' -fuzz FuzzParseAcknowledgements -fuzztime $(FUZZTIME) ./constructs/erasurecheck
 
 ## fuzz: the fast parser against the schema validator, IAM glob matching against its oracle, and the plan's token
 ## matcher against CDK's expression (FUZZTIME=5m to change, each).
