@@ -56,6 +56,20 @@ type outside struct {
 	env                         []string
 }
 
+// forgetMavenRelease removes the package from the local Maven repository:
+// Maven never fetches a release version again once it holds it, so a
+// rebuilt artifact of an unchanged version would be read from the cache.
+func forgetMavenRelease(t *testing.T) {
+	t.Helper()
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(home, ".m2", "repository", "com", "linn-cloud", "erasure-channel-constructs")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // dist is the release artifacts' folder; make dist builds it.
 func dist(t *testing.T, root string) string {
 	t.Helper()
@@ -101,6 +115,7 @@ var outsideLanguages = []outsideLanguage{
 			t.Fatal(err)
 		}
 		copyTree(t, filepath.Join(dist(t, o.root), "java"), repo)
+		forgetMavenRelease(t)
 		runIn(t, o.dir, "mvn compile", o.env, "mvn", "-q", "-B", "compile")
 	}},
 	{"go", func(t *testing.T, o *outside) {

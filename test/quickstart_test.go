@@ -68,6 +68,7 @@ var quickstartArtifacts = map[string]func(t *testing.T, d, dir string){
 	"python.md":     func(t *testing.T, d, dir string) { stage(t, one(t, filepath.Join(d, "python", "*.whl")), dir) },
 	"java.md": func(t *testing.T, d, dir string) {
 		stageTree(t, filepath.Join(d, "java"), filepath.Join(dir, "release", "maven"))
+		forgetMavenRelease(t)
 		stage(t, one(t, filepath.Join(d, "js", "*.tgz")), dir)
 	},
 	"go.md": func(t *testing.T, d, dir string) {
