@@ -339,8 +339,15 @@ type checkRun struct {
 
 func runCheckCommand(t *testing.T, args ...string) checkRun {
 	t.Helper()
+	return runCheckCommandEnv(t, nil, args...)
+}
+
+// runCheckCommandEnv is runCheckCommand with env added to the test's.
+func runCheckCommandEnv(t *testing.T, env []string, args ...string) checkRun {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	code := 0
@@ -368,7 +375,8 @@ var storeTeamAssembly = sync.OnceValues(func() (string, error) {
 })
 
 // TestPackageCheckEqualsErasurectl: the erasure-check command of the npm
-// artifact (the check compiled to WebAssembly) and erasurectl check print
+// artifact (its native build for this platform, and the check compiled to
+// WebAssembly, which runs where it has none) and erasurectl check print
 // the same bytes and exit with the same code over the guard corpora: the
 // hand-rolled stores and bitmap buckets of the store-team app, the YAML
 // templates, in text, JSON and SARIF, and its usage errors.
@@ -400,10 +408,14 @@ func TestPackageCheckEqualsErasurectl(t *testing.T) {
 	broken := 0
 	for _, args := range cases {
 		want := runCheckCommand(t, append([]string{erasurectlBinary(t), "check"}, args...)...)
-		got := runCheckCommand(t, append([]string{node, js}, args...)...)
-		if got != want {
-			t.Errorf("%v: erasure-check exit %d, erasurectl check exit %d; outputs equal: %v\n--- erasure-check\n%s\n--- erasurectl\n%s",
-				args, got.code, want.code, got.stdout == want.stdout, tail([]byte(got.stdout)), tail([]byte(want.stdout)))
+		// The package's native build for this platform, and its WebAssembly
+		// module, which runs everywhere else.
+		for _, engine := range []string{"native", "wasm"} {
+			got := runCheckCommandEnv(t, []string{"ERASURE_CHECK_ENGINE=" + engine}, append([]string{node, js}, args...)...)
+			if got != want {
+				t.Errorf("%v: erasure-check (%s) exit %d, erasurectl check exit %d; outputs equal: %v\n--- erasure-check\n%s\n--- erasurectl\n%s",
+					args, engine, got.code, want.code, got.stdout == want.stdout, tail([]byte(got.stdout)), tail([]byte(want.stdout)))
+			}
 		}
 		if want.code == 1 {
 			broken++
