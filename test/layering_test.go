@@ -10,8 +10,9 @@ import (
 // TestNoArrowRunsBackUp: dependencies point one way. The contract, the
 // template model, the evaluator, the channel's policy declarations, the
 // constructs and the CDK app import nothing of internal/ (code only the
-// commands and tests share), and the contract nothing of the constructs or
-// the stacks: read from `go list -deps`, not from a list of files.
+// commands and tests share), the contract nothing of the constructs or
+// the stacks, and the constructs nothing of their own checker (erasurecheck):
+// read from `go list -deps`, not from a list of files.
 func TestNoArrowRunsBackUp(t *testing.T) {
 	const mod = "github.com/linn-cloud/erasure-channel/"
 	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Deps", "./contract/...", "./constructs/...", "./stacks/...")
@@ -43,6 +44,9 @@ func TestNoArrowRunsBackUp(t *testing.T) {
 				t.Errorf("%s imports %s: internal/ is for the commands and tests", rel, drel)
 			case strings.HasPrefix(rel, "contract") && (strings.HasPrefix(drel, "constructs/") || strings.HasPrefix(drel, "stacks")):
 				t.Errorf("%s imports %s: the contract is below the constructs and the stacks", rel, drel)
+			case strings.HasPrefix(rel, "constructs/erasure") && !strings.HasPrefix(rel, "constructs/erasurecheck") && !strings.HasPrefix(rel, "constructs/erasuretest") &&
+				strings.HasPrefix(drel, "constructs/erasurecheck"):
+				t.Errorf("%s imports %s: the constructs write what the check reads through channelmeta and bucketrule, not by importing their checker", rel, drel)
 			}
 		}
 	}

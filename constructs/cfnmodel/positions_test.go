@@ -16,7 +16,7 @@ func TestPositions(t *testing.T) {
 		want map[string]Position
 	}{
 		"json": {js, map[string]Position{
-			"Resources.Queue":                              {3, 5},
+			"Resources.Queue": {3, 5},
 			"Resources.Queue.Properties.VisibilityTimeout": {5, 22},
 			"Resources.Queue.Properties.Tags.1":            {6, 33},
 			"Resources.Queue.Properties.Tags.1.Key":        {6, 34},
@@ -25,7 +25,7 @@ func TestPositions(t *testing.T) {
 			"Outputs.X":                                    {},
 		}},
 		"yaml": {ya, map[string]Position{
-			"Resources.Queue":                              {2, 3},
+			"Resources.Queue": {2, 3},
 			"Resources.Queue.Properties.VisibilityTimeout": {5, 7},
 			"Resources.Queue.Properties.Tags.1":            {8, 11},
 			"Resources.Queue.Properties.Tags.1.Key":        {8, 11},

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/linn-cloud/erasure-channel/constructs/bucketrule"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
-	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -304,11 +304,11 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 // each attached store's pass-two delay.
 func (b *BitmapStoreBucket) Problems() timing.Problems {
 	l := append(timing.Problems(nil), b.problems...)
-	shape := erasurecheck.BucketShape{Versioned: true, ObjectLockEnabled: b.objectLock}
+	shape := bucketrule.Shape{Versioned: true, ObjectLockEnabled: b.objectLock}
 	for i, r := range b.rules {
 		shape.Rules = append(shape.Rules, ruleShape(&l, fmt.Sprintf("%s.lifecycleRules[%d]", b.path, i), r))
 	}
-	l = append(l, erasurecheck.CheckBitmapBucket(shape, b.Prefix, b.constants, b.path)...)
+	l = append(l, bucketrule.Check(shape, b.Prefix, b.constants, b.path)...)
 	for _, s := range b.attached {
 		if b.ReadTTLMillis > 0 && b.ReadTTLMillis > s.Settings.PassTwoDelaySeconds*1000 {
 			l.Add(b.path+".readTtl", timing.AboveCap, "%d ms is above subscriber %s's pass-two delay of %d s: pass two could run while another process still serves the id", b.ReadTTLMillis, s.Name, s.Settings.PassTwoDelaySeconds)

@@ -13,9 +13,9 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/linn-cloud/erasure-channel/constructs/channelmeta"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
-	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -120,7 +120,7 @@ type ErasureChannel struct {
 // RosterMetadataKey marks the response queue with the roster's store names
 // (ErasureChannelProps.Stores), so that tools reading a cloud assembly
 // (erasurectl watch) know which stores every round waits for.
-const RosterMetadataKey = erasurecheck.RosterMetadataKey
+const RosterMetadataKey = channelmeta.RosterMetadataKey
 
 // NewErasureChannel builds the topic and the response queue.
 func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureChannelProps) *ErasureChannel {
@@ -160,7 +160,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	// subscription to it in the synthesized templates (applied with the
 	// roster's admission, in one call).
 	topicMark := lockedTopic(ch.Topic)
-	topicMark.Mark(erasurecheck.TopicMetadataKey, true)
+	topicMark.Mark(channelmeta.TopicMetadataKey, true)
 	ch.ResponseKey = newKey(this, "ResponseKey", "Erasure response queue and its dead-letter queue")
 	ch.ResponseQueue, ch.ResponseDeadLetterQueue = buildPair(queuePair{
 		IDPrefix: "Response", Key: ch.ResponseKey, RetentionSeconds: c.QueueRetentionSeconds,
@@ -267,18 +267,18 @@ func (ch *ErasureChannel) admitRoster(topic *locked) []*locked {
 	// assembly (the stack's metadata file), which tools read, and never into
 	// the template, which keeps their number alone.
 	ch.ResponseQueue.Node().DefaultChild().Node().AddMetadata(jsii.String(RosterMetadataKey), names, nil)
-	responses.Mark(erasurecheck.RosterSizeMetadataKey, len(names))
+	responses.Mark(channelmeta.RosterSizeMetadataKey, len(names))
 	accounts := r.accounts
 	if ch.organization != "" {
 		// The organisation stands for the roster's other accounts; the
 		// channel's own is admitted only while a store is in it.
-		responses.Mark(erasurecheck.OrganizationMetadataKey, ch.organization)
+		responses.Mark(channelmeta.OrganizationMetadataKey, ch.organization)
 		accounts = nil
 		if r.inChannelAccount {
 			accounts = []string{r.channelAccount}
 		}
 	}
-	responses.Mark(erasurecheck.RosterAccountsMetadataKey, plan.AnyList(accounts))
+	responses.Mark(channelmeta.RosterAccountsMetadataKey, plan.AnyList(accounts))
 	return locks
 }
 

@@ -15,33 +15,20 @@ package erasurecheck
 
 import (
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
+	"github.com/linn-cloud/erasure-channel/constructs/channelmeta"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
-// TopicMetadataKey marks the erasure topic in a template (ErasureChannel
-// sets it), so subscriptions to it are found by reference, import or ARN.
-const TopicMetadataKey = "erasure:topic"
-
-// RosterMetadataKey marks the response queue with the roster's store names
-// (ErasureChannel sets it).
-const RosterMetadataKey = "erasure:roster"
-
-// RosterSizeMetadataKey marks the response queue with the number of roster
-// stores: the names themselves (RosterMetadataKey) live in the cloud
-// assembly's metadata of the queue, never in the template, which they would
-// grow per store.
-const RosterSizeMetadataKey = "erasure:rosterSize"
-
-// OrganizationMetadataKey marks the response queue with the AWS organisation
-// whose accounts the channel's shared policies admit (aws:PrincipalOrgID),
-// in place of the roster's accounts (RosterAccountsMetadataKey).
-const OrganizationMetadataKey = "erasure:organization"
-
-// RosterAccountsMetadataKey marks the response queue with the roster's
-// accounts: the accounts whose handler path (contract.HandlerRolePath) the
-// channel's shared policies admit.
-const RosterAccountsMetadataKey = "erasure:rosterAccounts"
+// The metadata keys the channel's constructs write and the check reads,
+// declared in channelmeta (below both).
+const (
+	TopicMetadataKey          = channelmeta.TopicMetadataKey
+	RosterMetadataKey         = channelmeta.RosterMetadataKey
+	RosterSizeMetadataKey     = channelmeta.RosterSizeMetadataKey
+	OrganizationMetadataKey   = channelmeta.OrganizationMetadataKey
+	RosterAccountsMetadataKey = channelmeta.RosterAccountsMetadataKey
+)
 
 // StoreSpec is one store's name and timing settings as deployed.
 type StoreSpec struct {
