@@ -227,6 +227,7 @@ fuzz-check:
 	go test -run '^$$' -fuzz FuzzReadAssembly -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 	go test -run '^$$' -fuzz FuzzPositions -fuzztime $(FUZZTIME) ./constructs/cfnmodel
 	go test -run '^$$' -fuzz FuzzParseAcknowledgements -fuzztime $(FUZZTIME) ./constructs/erasurecheck
+	go test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./contract/problem
 
 ## fuzz: the fast parser against the schema validator, IAM glob matching against its oracle, and the plan's token
 ## matcher against CDK's expression (FUZZTIME=5m to change, each).

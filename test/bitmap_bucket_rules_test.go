@@ -1,6 +1,7 @@
 package test
 
 import (
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"strings"
 	"testing"
 
@@ -66,10 +67,10 @@ func TestBitmapBucketRulesOverTemplates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := erasurecheck.CheckBitmapBucket(erasurecheck.BucketShapeOf(tc.shape.props()), "cbm/", c, "b")
+			got := erasurecheck.CheckBitmapBucket(erasurecheck.BucketShapeOf(tc.shape.props()), "cbm/", c, problem.Root("b"))
 			var lines []string
 			for _, p := range got {
-				lines = append(lines, p.Path+": "+string(p.Type))
+				lines = append(lines, p.Path.String()+": "+string(p.Type))
 			}
 			if strings.Join(lines, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(tc.want, "\n"))
@@ -79,7 +80,7 @@ func TestBitmapBucketRulesOverTemplates(t *testing.T) {
 	// The template form reads the same shape.
 	props := map[string]any{"VersioningConfiguration": map[string]any{"Status": "Enabled"}, "ObjectLockEnabled": true,
 		"LifecycleConfiguration": map[string]any{"Rules": []any{noncurrent, abort}}}
-	if got := erasurecheck.CheckBitmapBucket(erasurecheck.BucketShapeOf(props), "cbm/", c, "b"); len(got) != 1 || got[0].Path != "b.objectLockEnabled" {
+	if got := erasurecheck.CheckBitmapBucket(erasurecheck.BucketShapeOf(props), "cbm/", c, problem.Root("b")); len(got) != 1 || got[0].Path.String() != "b.objectLockEnabled" {
 		t.Errorf("template check: %v", got)
 	}
 }

@@ -17,7 +17,8 @@ import (
 var constantRef = regexp.MustCompile("(\\d+)(?: s)? \\((?:([A-Za-z]), )?(?:`(\\w+)`)?(?:[,)])|(\\d+)(?: s)? \\(([A-Za-z])\\)")
 
 // TestPackageDocsGiveTheConstants: every number the construct package's
-// prop docs give beside a constant's name or symbol is that constant's value
+// prop docs (and the Go construct's) give beside a constant's name or symbol
+// is that constant's value
 // in schema/erasure-channel-constants.json, so a store team reading them in
 // an IDE reads the channel's numbers, and a changed constant fails here
 // until the docs say it.
@@ -37,12 +38,17 @@ func TestPackageDocsGiveTheConstants(t *testing.T) {
 			bySymbol[c.Symbol] = c.Value
 		}
 	}
-	src, err := os.ReadFile(filepath.Join("..", "constructs", "typescript", "lib", "index.ts"))
+	ts, err := os.ReadFile(filepath.Join("..", "constructs", "typescript", "lib", "index.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goProps, err := os.ReadFile(filepath.Join("..", "constructs", "erasure", "subscriber.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Doc comments read as one line: a number and its constant may sit on two.
-	text := regexp.MustCompile(`\n\s*\* ?`).ReplaceAllString(string(src), " ")
+	text := regexp.MustCompile(`\n\s*\* ?`).ReplaceAllString(string(ts), " ") + " " +
+		regexp.MustCompile(`\n\s*// ?`).ReplaceAllString(string(goProps), " ")
 	checked := 0
 	for _, m := range constantRef.FindAllStringSubmatch(text, -1) {
 		num, symbol, name := m[1], m[2], m[3]

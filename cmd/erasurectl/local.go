@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"io"
 	"log/slog"
 	"os"
@@ -138,7 +139,7 @@ func (l *localCmd) Run(g *globals) error {
 			return fail(exitCheckFailed, "store %s: the template does not deliver raw bodies with partial batch failures", s.Spec.Name)
 		}
 		st := local.StoreSpec{Name: s.Spec.Name, Settings: s.Spec.Settings.Scaled(l.TimeScale, scaled)}
-		if p := st.Settings.Check(scaled, "ErasureSubscriber["+st.Name+"]"); len(p) > 0 {
+		if p := st.Settings.Check(scaled, problem.Root("ErasureSubscriber").Key(st.Name)); len(p) > 0 {
 			return fail(exitCheckFailed, "store %s, scaled by %d: %s", st.Name, l.TimeScale, p)
 		}
 		spec.Stores = append(spec.Stores, st)

@@ -110,7 +110,7 @@ func storeRows(stores []local.TemplateStore, wiring timing.Problems, c contract.
 				LingeringCopies:         append([]string{}, b.LingeringCopies...)}
 		}
 		for _, p := range wiring {
-			if strings.HasPrefix(p.Path, s.Path+".") {
+			if p.Path.Under(s.Path) {
 				r.Violations = append(r.Violations, p.String())
 			}
 		}

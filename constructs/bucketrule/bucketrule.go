@@ -7,11 +7,11 @@
 package bucketrule
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
@@ -123,42 +123,42 @@ var archiveClasses = map[string]bool{"GLACIER": true, "DEEP_ARCHIVE": true}
 // the library when its prefix and the library's overlap (an empty prefix
 // reaches everything); a tag or size filter never makes a rule safe, since
 // the check does not rely on what a writer tags or how large an object is.
-func Check(s Shape, prefix string, c contract.Constants, path string) timing.Problems {
+func Check(s Shape, prefix string, c contract.Constants, path problem.Path) timing.Problems {
 	var l timing.Problems
 	capDays := c.NoncurrentVersionExpiryCapDays
 	if s.ObjectLockEnabled {
-		l.Add(path+".objectLockEnabled", timing.BreaksErasure, "object lock keeps WORM copies that no erasure can delete; turn it off (crypto-shred is the only erasure under WORM)")
+		l.Add(path.Child("objectLockEnabled"), timing.BreaksErasure, "object lock keeps WORM copies that no erasure can delete; turn it off (crypto-shred is the only erasure under WORM)")
 	}
 	if !s.Versioned {
-		l.Add(path+".versioned", timing.Invalid, "versioning is off: the registry has no history to restore from; turn it on and bound noncurrent versions with a noncurrent-version expiry")
+		l.Add(path.Child("versioned"), timing.Invalid, "versioning is off: the registry has no history to restore from; turn it on and bound noncurrent versions with a noncurrent-version expiry")
 	}
 	noncurrentOK, abortOK := false, false
 	var aboveCap timing.Problems // reported only if no rule within the cap covers the prefix (S3 applies the shortest)
 	for i, r := range s.Rules {
-		rp := fmt.Sprintf("%s.lifecycleRules[%d]", path, i)
+		rp := path.Child("lifecycleRules").Index(i)
 		if id, ok := Field(r, "Id").(string); ok && id != "" {
-			rp = fmt.Sprintf("%s.lifecycleRules[%s]", path, id)
+			rp = path.Child("lifecycleRules").Key(id)
 		}
 		p := RulePrefix(r)
 		reaches := Enabled(r) && (strings.HasPrefix(prefix, p) || strings.HasPrefix(p, prefix))
 		if reaches {
 			if days, ok := intField(r, "ExpirationInDays"); ok {
-				l.Add(rp+".expiration", timing.BreaksErasure, "expires current versions after %d days under %q, which reaches the registry rows, tombstones, due-index pointers and generations under %q: a rule cannot tell them apart; remove it (retire segments with dropSegment)", days, p, prefix)
+				l.Add(rp.Child("expiration"), timing.BreaksErasure, "expires current versions after %d days under %q, which reaches the registry rows, tombstones, due-index pointers and generations under %q: a rule cannot tell them apart; remove it (retire segments with dropSegment)", days, p, prefix)
 			}
 			if Field(r, "ExpirationDate") != nil {
-				l.Add(rp+".expirationDate", timing.BreaksErasure, "expires current versions under %q, which reaches the registry rows, tombstones, due-index pointers and generations under %q; remove it", p, prefix)
+				l.Add(rp.Child("expirationDate"), timing.BreaksErasure, "expires current versions under %q, which reaches the registry rows, tombstones, due-index pointers and generations under %q; remove it", p, prefix)
 			}
 			if ts, ok := Field(r, "Transitions").([]any); ok {
 				for _, t := range ts {
 					tm, _ := t.(map[string]any)
 					if sc, _ := Field(tm, "StorageClass").(string); archiveClasses[sc] {
-						l.Add(rp+".transitions", timing.BreaksErasure, "moves current versions under %q to %s, where the store can no longer read, erase or verify them; transition noncurrent versions only", p, sc)
+						l.Add(rp.Child("transitions"), timing.BreaksErasure, "moves current versions under %q to %s, where the store can no longer read, erase or verify them; transition noncurrent versions only", p, sc)
 					}
 				}
 			}
 			if nve, ok := Field(r, "NoncurrentVersionExpiration").(map[string]any); ok {
 				if n, ok := intField(nve, "NewerNoncurrentVersions"); ok && n > 0 {
-					l.Add(rp+".noncurrentVersionsToRetain", timing.BreaksErasure, "keeps %d noncurrent versions past the expiry, so an erased id can linger without bound; remove it", n)
+					l.Add(rp.Child("noncurrentVersionsToRetain"), timing.BreaksErasure, "keeps %d noncurrent versions past the expiry, so an erased id can linger without bound; remove it", n)
 				}
 			}
 		}
@@ -171,7 +171,7 @@ func Check(s Shape, prefix string, c contract.Constants, path string) timing.Pro
 		}
 		if ok {
 			if days > capDays {
-				aboveCap.Add(rp+".noncurrentVersionExpiration", timing.AboveCap, "%d days is above the cap of %d (noncurrentVersionExpiryCapDays, days)", days, capDays)
+				aboveCap.Add(rp.Child("noncurrentVersionExpiration"), timing.AboveCap, "%d days is above the cap of %d (noncurrentVersionExpiryCapDays, days)", days, capDays)
 			} else {
 				noncurrentOK = true
 			}
@@ -187,10 +187,10 @@ func Check(s Shape, prefix string, c contract.Constants, path string) timing.Pro
 	case len(aboveCap) > 0:
 		l = append(l, aboveCap...)
 	default:
-		l.Add(path+".noncurrentVersionExpiration", timing.Missing, "versioning without a noncurrent-version expiry of at most %d days covering %q: erased ids would linger in noncurrent versions without bound", capDays, prefix)
+		l.Add(path.Child("noncurrentVersionExpiration"), timing.Missing, "versioning without a noncurrent-version expiry of at most %d days covering %q: erased ids would linger in noncurrent versions without bound", capDays, prefix)
 	}
 	if !abortOK {
-		l.Add(path+".abortIncompleteMultipartUpload", timing.Missing, "no rule covering %q aborts incomplete multipart uploads: a failed large write leaves parts no listing shows", prefix)
+		l.Add(path.Child("abortIncompleteMultipartUpload"), timing.Missing, "no rule covering %q aborts incomplete multipart uploads: a failed large write leaves parts no listing shows", prefix)
 	}
 	return l
 }

@@ -2,6 +2,7 @@ package erasure
 
 import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"fmt"
 	"strconv"
@@ -89,7 +90,7 @@ type BitmapStoreBucket struct {
 	// NoncurrentVersionExpiryDays is the declared bound (0 if invalid).
 	NoncurrentVersionExpiryDays int
 
-	path       string
+	path       problem.Path
 	constants  contract.Constants
 	problems   timing.Problems // from props, known at construction
 	attached   []*ErasureSubscriber
@@ -109,21 +110,21 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 	}
 	c := constantsOr(props.Constants)
 	b := &BitmapStoreBucket{Construct: this, constants: c, Prefix: props.Prefix,
-		path: "BitmapStoreBucket[" + *id + "]"}
+		path: problem.Root("BitmapStoreBucket").Key(*id)}
 	if b.Prefix == "" {
 		b.Prefix = DefaultBitmapPrefix
 	}
 	if !validBitmapPrefix(b.Prefix) {
-		b.problems.Add(b.path+".prefix", timing.Invalid, "%q is not a key prefix: 1 to 128 of a-z, 0-9, ., _, - and /, ending in /", b.Prefix)
+		b.problems.Add(b.path.Child("prefix"), timing.Invalid, "%q is not a key prefix: 1 to 128 of a-z, 0-9, ., _, - and /, ending in /", b.Prefix)
 	}
 
 	b.ReadTTLMillis = defaultReadTTLMillis
 	if props.ReadTTL != nil {
 		b.ReadTTLMillis = 0
 		if u := props.ReadTTL.IsUnresolved(); u != nil && *u {
-			b.problems.Add(b.path+".readTtl", timing.UnresolvedToken, "a token cannot be checked against the pass-two delay at synth; give a literal duration")
+			b.problems.Add(b.path.Child("readTtl"), timing.UnresolvedToken, "a token cannot be checked against the pass-two delay at synth; give a literal duration")
 		} else if ms := *props.ReadTTL.ToMilliseconds(nil); ms < 1 {
-			b.problems.Add(b.path+".readTtl", timing.BelowMinimum, "%g ms gives no bound: other processes would serve an erased id until they restart", ms)
+			b.problems.Add(b.path.Child("readTtl"), timing.BelowMinimum, "%g ms gives no bound: other processes would serve an erased id until they restart", ms)
 		} else {
 			b.ReadTTLMillis = int(ms)
 		}
@@ -133,7 +134,7 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 	b.NoncurrentVersionExpiryDays = capDays
 	if d := props.NoncurrentVersionExpiry; d != nil {
 		b.NoncurrentVersionExpiryDays = 0
-		if days, ok := wholeDays(&b.problems, b.path+".noncurrentVersionExpiry", d); ok {
+		if days, ok := wholeDays(&b.problems, b.path.Child("noncurrentVersionExpiry"), d); ok {
 			b.NoncurrentVersionExpiryDays = days
 			// Past the cap is reported by the bucket-shape check, from the rule it deploys.
 		}
@@ -141,7 +142,7 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 	abortDays := defaultAbortUploadsDays
 	if d := props.AbortIncompleteUploadsAfter; d != nil {
 		abortDays = 0
-		if days, ok := wholeDays(&b.problems, b.path+".abortIncompleteUploadsAfter", d); ok {
+		if days, ok := wholeDays(&b.problems, b.path.Child("abortIncompleteUploadsAfter"), d); ok {
 			abortDays = days
 		}
 	}
@@ -183,8 +184,8 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 		"NIST.800.53.R5-S3BucketLoggingEnabled":     plan.ReasonBucketLogs,
 		"NIST.800.53.R5-S3BucketReplicationEnabled": plan.ReasonReplication,
 	}, b.Bucket)
-	checkPrincipalArns(&b.problems, b.path+".loaders", props.Loaders, false)
-	checkPrincipalArns(&b.problems, b.path+".administrators", props.Administrators, true)
+	checkPrincipalArns(&b.problems, b.path.Child("loaders"), props.Loaders, false)
+	checkPrincipalArns(&b.problems, b.path.Child("administrators"), props.Administrators, true)
 	b.loaders = props.Loaders
 	admins := administratorsOr(this, props.Administrators)
 	data := append(append([]string{}, channelpolicy.BucketList...), channelpolicy.ObjectData...)
@@ -214,7 +215,7 @@ func validBitmapPrefix(p string) bool {
 }
 
 // wholeDays reads d as whole days, adding a problem for a token or a fraction.
-func wholeDays(l *timing.Problems, path string, d awscdk.Duration) (int, bool) {
+func wholeDays(l *timing.Problems, path problem.Path, d awscdk.Duration) (int, bool) {
 	s, ok := wholeSeconds(l, path, d)
 	if !ok {
 		return 0, false
@@ -266,7 +267,7 @@ func (b *BitmapStoreBucket) GrantLibrary(grantee awsiam.IGrantable) {
 func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 	b.attached = append(b.attached, s)
 	if len(b.attached) > 1 {
-		b.problems.Add(b.path+".attachTo", timing.Invalid, "a bitmap store's bucket serves one store: only its handler (and Loaders) may read and write it")
+		b.problems.Add(b.path.Child("attachTo"), timing.Invalid, "a bitmap store's bucket serves one store: only its handler (and Loaders) may read and write it")
 		return
 	}
 	if s.Function == nil {
@@ -306,12 +307,12 @@ func (b *BitmapStoreBucket) Problems() timing.Problems {
 	l := append(timing.Problems(nil), b.problems...)
 	shape := bucketrule.Shape{Versioned: true, ObjectLockEnabled: b.objectLock}
 	for i, r := range b.rules {
-		shape.Rules = append(shape.Rules, ruleShape(&l, fmt.Sprintf("%s.lifecycleRules[%d]", b.path, i), r))
+		shape.Rules = append(shape.Rules, ruleShape(&l, b.path.Child("lifecycleRules"), i, r))
 	}
 	l = append(l, bucketrule.Check(shape, b.Prefix, b.constants, b.path)...)
 	for _, s := range b.attached {
 		if b.ReadTTLMillis > 0 && b.ReadTTLMillis > s.Settings.PassTwoDelaySeconds*1000 {
-			l.Add(b.path+".readTtl", timing.AboveCap, "%d ms is above subscriber %s's pass-two delay of %d s: pass two could run while another process still serves the id", b.ReadTTLMillis, s.Name, s.Settings.PassTwoDelaySeconds)
+			l.Add(b.path.Child("readTtl"), timing.AboveCap, "%d ms is above subscriber %s's pass-two delay of %d s: pass two could run while another process still serves the id", b.ReadTTLMillis, s.Name, s.Settings.PassTwoDelaySeconds)
 		}
 	}
 	return l
@@ -326,4 +327,6 @@ func (v *bitmapBucketValidation) Validate() *[]*string {
 }
 
 // String names the bucket for messages.
-func (b *BitmapStoreBucket) String() string { return fmt.Sprintf("%s(prefix %s)", b.path, b.Prefix) }
+func (b *BitmapStoreBucket) String() string {
+	return fmt.Sprintf("%s(prefix %s)", b.path.String(), b.Prefix)
+}

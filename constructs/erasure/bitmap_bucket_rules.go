@@ -1,7 +1,7 @@
 package erasure
 
 import (
-	"strings"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
@@ -12,11 +12,15 @@ import (
 // ruleShape renders a CDK lifecycle rule in the CloudFormation shape
 // checkBucketShape reads (CDK's own rendering cannot be read back through
 // jsii before synth). A token where days must be checked is a problem.
-func ruleShape(l *timing.Problems, path string, r *awss3.LifecycleRule) map[string]any {
+//
+// rules is the lifecycle rules' path, i this rule's index among them (its
+// Id, when it has one, names it instead).
+func ruleShape(l *timing.Problems, rules problem.Path, i int, r *awss3.LifecycleRule) map[string]any {
 	m := map[string]any{"Status": "Enabled"}
+	path := rules.Index(i)
 	if r.Id != nil {
 		m["Id"] = *r.Id
-		path = path[:strings.LastIndex(path, "[")] + "[" + *r.Id + "]"
+		path = rules.Key(*r.Id)
 	}
 	if r.Enabled != nil && !*r.Enabled {
 		m["Status"] = "Disabled"
@@ -38,7 +42,7 @@ func ruleShape(l *timing.Problems, path string, r *awss3.LifecycleRule) map[stri
 			return 0, false
 		}
 		if u := d.IsUnresolved(); u != nil && *u {
-			l.Add(path+"."+field, timing.UnresolvedToken, "a token cannot be checked at synth; give a literal duration")
+			l.Add(path.Child(field), timing.UnresolvedToken, "a token cannot be checked at synth; give a literal duration")
 			return 0, false
 		}
 		return *d.ToDays(nil), true

@@ -2,6 +2,7 @@ package erasure
 
 import (
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"maps"
 	"strings"
 
@@ -137,18 +138,18 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	var problems timing.Problems
 	for i, a := range props.StoreAccounts {
 		if !isAccountID(a) {
-			problems.Add(fmt.Sprintf("ErasureChannel.storeAccounts[%d]", i), timing.Invalid, "%q is not a 12-digit AWS account id", a)
+			problems.Add(problem.Root("ErasureChannel").Child("storeAccounts").Index(i), timing.Invalid, "%q is not a 12-digit AWS account id", a)
 		}
 	}
 	problems = append(problems, checkRoster(props.Stores, props.StoreAccounts)...)
 	if o := props.OrganizationID; o != "" && !contract.IsOrganizationID(o) {
-		problems.Add("ErasureChannel.organizationId", timing.Invalid, "%q is not an AWS Organizations id: o- and 10 to 32 of a-z and 0-9", o)
+		problems.Add(problem.Root("ErasureChannel").Child("organizationId"), timing.Invalid, "%q is not an AWS Organizations id: o- and 10 to 32 of a-z and 0-9", o)
 	} else if o != "" && len(props.Stores) == 0 {
-		problems.Add("ErasureChannel.organizationId", timing.Invalid, "an organisation admits the roster's handlers (Stores): give the roster, not StoreAccounts")
+		problems.Add(problem.Root("ErasureChannel").Child("organizationId"), timing.Invalid, "an organisation admits the roster's handlers (Stores): give the roster, not StoreAccounts")
 	}
-	checkPrincipalArns(&problems, "ErasureChannel.publishers", props.Publishers, false)
-	checkPrincipalArns(&problems, "ErasureChannel.responseReaders", props.ResponseReaders, false)
-	checkPrincipalArns(&problems, "ErasureChannel.administrators", props.Administrators, true)
+	checkPrincipalArns(&problems, problem.Root("ErasureChannel").Child("publishers"), props.Publishers, false)
+	checkPrincipalArns(&problems, problem.Root("ErasureChannel").Child("responseReaders"), props.ResponseReaders, false)
+	checkPrincipalArns(&problems, problem.Root("ErasureChannel").Child("administrators"), props.Administrators, true)
 
 	ch.TopicKey = newKey(this, "TopicKey", "Erasure topic")
 	ch.Topic = awssns.NewTopic(this, jsii.String("Topic"), &awssns.TopicProps{

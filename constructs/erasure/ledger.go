@@ -2,6 +2,7 @@ package erasure
 
 import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"fmt"
 	"slices"
@@ -108,7 +109,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	l := &ErasureLedger{Construct: this}
 	var problems timing.Problems
 	if props == nil || props.Channel == nil || props.Code == nil {
-		problems.Add("ErasureLedger", timing.Missing, "an ErasureLedger needs its Channel and Code (the ledger's Lambda handler)")
+		problems.Add(problem.Root("ErasureLedger"), timing.Missing, "an ErasureLedger needs its Channel and Code (the ledger's Lambda handler)")
 		this.Node().AddValidation(problemsValidation(problems))
 		return l
 	}
@@ -116,10 +117,10 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	ch := props.Channel
 	st := awscdk.Stack_Of(this)
 	if !namesRole(ch.responseReaders, *st.Account(), LedgerReaderRoleName) {
-		problems.Add("ErasureLedger.channel.responseReaders", timing.Missing, "the channel's ResponseReaders must name the ledger's reader role ("+LedgerReaderRoleName+", LedgerPrincipals): its lockdown would deny the reader the response queue")
+		problems.Add(problem.Root("ErasureLedger").Child("channel").Child("responseReaders"), timing.Missing, "the channel's ResponseReaders must name the ledger's reader role ("+LedgerReaderRoleName+", LedgerPrincipals): its lockdown would deny the reader the response queue")
 	}
 	if !namesRole(ch.publishers, *st.Account(), LedgerSweeperRoleName) {
-		problems.Add("ErasureLedger.channel.publishers", timing.Missing, "the channel's Publishers must name the ledger's sweeper role ("+LedgerSweeperRoleName+", LedgerPrincipals): its lockdown would deny the sweeper's re-broadcasts")
+		problems.Add(problem.Root("ErasureLedger").Child("channel").Child("publishers"), timing.Missing, "the channel's Publishers must name the ledger's sweeper role ("+LedgerSweeperRoleName+", LedgerPrincipals): its lockdown would deny the sweeper's re-broadcasts")
 	}
 
 	l.Key = newKey(this, "Key", "Erasure ledger: encrypts the ledger's table and its secret")
@@ -173,12 +174,12 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 
 	for n := range props.RoleIDs {
 		if !ch.roster.has(n) {
-			problems.Add("ErasureLedger.roleIds["+n+"]", timing.Missing, "a role id is given for a store that is not on the channel's roster")
+			problems.Add(problem.Root("ErasureLedger").Child("roleIds").Key(n), timing.Missing, "a role id is given for a store that is not on the channel's roster")
 		}
 	}
 	for n := range props.LingeringDays {
 		if !ch.roster.has(n) {
-			problems.Add("ErasureLedger.lingeringDays["+n+"]", timing.Missing, "lingering days are given for a store that is not on the channel's roster")
+			problems.Add(problem.Root("ErasureLedger").Child("lingeringDays").Key(n), timing.Missing, "lingering days are given for a store that is not on the channel's roster")
 		}
 	}
 	// The roster lives in SSM parameters (pages of at most
@@ -250,8 +251,8 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	// (every version, past any delete marker); it can delete nothing. It is
 	// locked as the channel's resources are: its administrators alone act
 	// off its data path, and the sweeper alone on it.
-	checkPrincipalArns(&problems, "ErasureLedger.administrators", props.Administrators, true)
-	checkPrincipalArns(&problems, "ErasureLedger.auditors", props.Auditors, true)
+	checkPrincipalArns(&problems, problem.Root("ErasureLedger").Child("administrators"), props.Administrators, true)
+	checkPrincipalArns(&problems, problem.Root("ErasureLedger").Child("auditors"), props.Auditors, true)
 	_, sweeperArn := LedgerPrincipals(partition(), *st.Account())
 	admins := administratorsOr(this, props.Administrators)
 	anchor := lockedBucket(l.Anchor)

@@ -2,8 +2,8 @@ package erasure
 
 import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
-	"fmt"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
@@ -54,7 +54,7 @@ func administratorsOr(scope constructs.Construct, admins []string) []string {
 
 // checkPrincipalArns lists every entry of arns that is not an IAM role or
 // user ARN (patterns only where patterns is true).
-func checkPrincipalArns(l *timing.Problems, path string, arns []string, patterns bool) {
+func checkPrincipalArns(l *timing.Problems, path problem.Path, arns []string, patterns bool) {
 	for i, a := range arns {
 		if isToken(&a) {
 			continue // a reference to a role of the app
@@ -71,7 +71,7 @@ func checkPrincipalArns(l *timing.Problems, path string, arns []string, patterns
 			if patterns {
 				what = "an IAM role or user ARN or ARN pattern (arn:aws:iam::<account>:role/<name>)"
 			}
-			l.Add(fmt.Sprintf("%s[%d]", path, i), timing.Invalid, "entry %d is not %s", i, what)
+			l.Add(path.Index(i), timing.Invalid, "entry %d is not %s", i, what)
 		}
 	}
 }

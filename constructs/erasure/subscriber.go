@@ -43,23 +43,34 @@ type ErasureSubscriberProps struct {
 	Handler      awslambda.Function
 	HandlerProps *awslambda.FunctionProps
 
-	// HandlerTimeout: at most T. Default T. With Handler, it must equal the
-	// function's timeout (or is taken from it).
+	// HandlerTimeout is the Lambda timeout: at most 60 s (T,
+	// `handlerTimeoutCapSeconds`), whole seconds. Default 60 s (T). With
+	// Handler, it must equal the function's timeout (or is taken from it).
 	HandlerTimeout awscdk.Duration
-	// VisibilityTimeout: if given, exactly visibilityTimeoutMultiplier x
-	// HandlerTimeout. Default: derived.
+	// VisibilityTimeout, if given, must be exactly 6 (`visibilityTimeoutMultiplier`)
+	// x HandlerTimeout: 360 s (`visibilityTimeoutCapSeconds`) at the default.
+	// Default: derived. It accepts one value and stays so that an app that
+	// states every queue setting (as teams often copy SQS props) is checked
+	// against the derivation and refused, never silently overridden.
 	VisibilityTimeout awscdk.Duration
-	// MaxReceiveCount: at most N. Default N.
+	// MaxReceiveCount: at most 5 (N, `maxReceiveCount`). Default 5 (N).
 	MaxReceiveCount *float64
-	// PassTwoDelay: at most X (and SQS's delay limit). Default X.
+	// PassTwoDelay: at most 300 s (X, `passTwoDelayCapSeconds`) and SQS's
+	// delay limit of 900 s (`sqsDelayMaxSeconds`). Default 300 s (X).
 	PassTwoDelay awscdk.Duration
-	// BatchTimeout: at most b and at most HandlerTimeout. Default b.
+	// BatchTimeout: at most 60 s (b, `batchTimeoutCapSeconds`) and at most
+	// HandlerTimeout. Default 60 s (b), or HandlerTimeout when shorter.
 	BatchTimeout awscdk.Duration
-	// BatchSize: records per invocation. Default 1.
+	// BatchSize: records per invocation, at most 10 (`lambdaSqsBatchSizeMax`)
+	// without a batching window. Default 1.
 	BatchSize *float64
-	// MaxBatchingWindow: refused if it lets the worst case pass R. Default none.
+	// MaxBatchingWindow: at most 300 s (`lambdaSqsBatchingWindowMaxSeconds`),
+	// refused if it lets the worst case pass 3300 s (R, `expiryPeriodSeconds`).
+	// Default none.
 	MaxBatchingWindow awscdk.Duration
-	// RetentionPeriod: if given, exactly the channel retention.
+	// RetentionPeriod, if given, must be exactly 86400 s
+	// (`queueRetentionSeconds`). Default 86400 s. It accepts one value and
+	// stays for the reason VisibilityTimeout does.
 	RetentionPeriod awscdk.Duration
 
 	// Administrators are the ARN patterns of the principals that deploy and
@@ -69,7 +80,11 @@ type ErasureSubscriberProps struct {
 	// account (channelpolicy.DefaultAdministrators).
 	Administrators []string
 
-	// Constants overrides the embedded channel constants (tests only).
+	// Constants overrides the embedded channel constants. Leave it nil: the
+	// constants are the channel's, the same for every store. It stays for a
+	// channel whose constants differ on purpose (one scaled for the local
+	// emulator, timing.Scaled), which the tests build; the TypeScript
+	// construct has no such prop.
 	Constants *contract.Constants
 }
 

@@ -2,6 +2,7 @@ package erasure
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
@@ -28,6 +29,6 @@ func (v *validation) Validate() *[]*string {
 
 // wholeSeconds reads d as whole seconds (plan.WholeSeconds). ok is false,
 // with a problem added, for an unresolved token or a fraction of a second.
-func wholeSeconds(l *timing.Problems, path string, d awscdk.Duration) (int, bool) {
+func wholeSeconds(l *timing.Problems, path problem.Path, d awscdk.Duration) (int, bool) {
 	return plan.WholeSeconds(l, path, durationFact(d))
 }

@@ -2,6 +2,7 @@ package erasurecheck
 
 import (
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
@@ -195,7 +196,7 @@ func (m *AccessMatrix) findingsOf(keep func(Cell) bool) Findings {
 			rule = ruleAccessNeeded
 		}
 		f := findings{t: r.t}
-		f.addProblem(rule, r.id, nil, timing.Problem{Path: "Access[" + g.resource + "]", Type: g.typ, Detail: detail})
+		f.addProblem(rule, r.id, nil, timing.Problem{Path: problem.Root("Access").Key(g.resource), Type: g.typ, Detail: detail})
 		out = append(out, f.out...)
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -220,7 +221,7 @@ func acknowledge(res *Result, acks []Acknowledgement) {
 			continue
 		}
 		res.Findings = append(res.Findings, Finding{Rule: ruleStaleAcknowledgement, ConstructPath: k.ConstructPath, Stack: k.Stack, LogicalID: k.LogicalID,
-			Problem: problemOf(ruleStaleAcknowledgement, "Acknowledgement["+k.Rule+" on "+k.Where()+"]",
+			Problem: problemOf(ruleStaleAcknowledgement, problem.Root("Acknowledgement").Key(k.Rule+" on "+k.Where()),
 				fmt.Sprintf("the acknowledgement (%s) matches no finding of %s there: remove it, or point it at the finding", k.Source, k.Rule))})
 	}
 }

@@ -2,6 +2,7 @@ package erasurecheck
 
 import (
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
@@ -74,7 +75,7 @@ func overlaps(p, prefix string) bool {
 // bucket's lingering bound from the copies it bounds.
 func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants) {
 	b := s.Bitmap
-	bp := s.Path + ".bitmapBucket"
+	bp := s.Path.Child("bitmapBucket")
 	bprops := b.Properties
 	if rc, ok := field(bprops, "ReplicationConfiguration").(map[string]any); ok {
 		for i, r := range iameval.ListOf(field(rc, "Rules")) {
@@ -82,9 +83,9 @@ func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants
 			if !enabled(rm) || !overlaps(rulePrefix(rm), b.Prefix) {
 				continue
 			}
-			name := fmt.Sprintf("%s.replication[%d]", bp, i)
+			name := bp.Child("replication").Index(i)
 			if id, ok := field(rm, "Id").(string); ok && id != "" {
-				name = fmt.Sprintf("%s.replication[%s]", bp, id)
+				name = bp.Child("replication").Key(id)
 			}
 			f.add(ruleBucketReplication, b.BucketID, name, props("ReplicationConfiguration", "Rules", fmt.Sprint(i)), "replicates %q to another bucket: the replica keeps every generation subject erasure deletes here, without bound; remove the rule or keep it off the library's prefix", b.Prefix)
 		}
@@ -97,9 +98,9 @@ func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants
 		for _, tier := range iameval.ListOf(field(cm, "Tierings")) {
 			tm, _ := tier.(map[string]any)
 			if at, _ := field(tm, "AccessTier").(string); archiveTiers[at] {
-				name := fmt.Sprintf("%s.intelligentTiering[%d]", bp, i)
+				name := bp.Child("intelligentTiering").Index(i)
 				if id, ok := field(cm, "Id").(string); ok && id != "" {
-					name = fmt.Sprintf("%s.intelligentTiering[%s]", bp, id)
+					name = bp.Child("intelligentTiering").Key(id)
 				}
 				f.add(ruleBucketArchiveTier, b.BucketID, name, props("IntelligentTieringConfigurations", fmt.Sprint(i)), "moves objects under %q to %s after %d days: a GET needs a restore first, so the store can no longer read, erase or verify them; remove the archive tier", rulePrefix(cm), at, cfnmodel.Number(field(tm, "Days"), 0))
 				break
@@ -121,7 +122,7 @@ func (a *assembly) checkBucketCopies(f *findings, s *Store, c contract.Constants
 // checkBackups: a backup of the bucket keeps erased generations in its
 // recovery points. It is refused unless every recovery point (and every copy
 // of one) is deleted within limit days; then it is part of the lingering bound.
-func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp string, limit int) {
+func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp problem.Path, limit int) {
 	bucket := cfnmodel.Aliases(b.t, b.BucketID)
 	tags := bucketTags(b.Properties)
 	for _, t := range a.Templates {
@@ -138,7 +139,7 @@ func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp string, limit i
 			if n, ok := bs["SelectionName"].(string); ok && n != "" {
 				label = n
 			}
-			name := fmt.Sprintf("%s.backups[%s]", bp, label)
+			name := bp.Child("backups").Key(label)
 			pt, planID, ok := a.ResourceOf(a.Ident(t, sel.Properties["BackupPlanId"]))
 			if !ok || pt.Resources[planID].Type != "AWS::Backup::BackupPlan" {
 				f.add(ruleBackupOutsideApp, b.BucketID, name, nil, "a backup selection includes the bucket under a plan outside this app: its recovery points keep erased ids for a time the check cannot see; remove the bucket from it or declare the plan here with a deletion within %d days", limit)
@@ -233,7 +234,7 @@ func (a *assembly) checkSharedKeys(stores []*storeCheck, topics topicRefs) Findi
 			continue
 		}
 		f := findings{t: b.t}
-		name := sc.store.Path + ".bitmapBucket.encryptionKey"
+		name := sc.store.Path.Child("bitmapBucket").Child("encryptionKey")
 		if a.isTopicKey(topics, key) {
 			f.add(ruleBucketNotUnderTopicKey, b.BucketID, name, props("BucketEncryption"), "the bucket is under the erasure topic's key: a publisher's key grant would reach the store's data; give the bucket a key of its own")
 		} else if _, _, inApp := a.ResourceOf(key); !inApp && len(topics.keys) == 0 && topics.outsideTopic(a) {

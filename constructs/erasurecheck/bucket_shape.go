@@ -3,6 +3,7 @@ package erasurecheck
 import (
 	"github.com/linn-cloud/erasure-channel/constructs/bucketrule"
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
@@ -14,7 +15,7 @@ func BucketShapeOf(props map[string]any) BucketShape { return bucketrule.ShapeOf
 
 // CheckBitmapBucket is the bitmap store's bucket rule (bucketrule.Check),
 // which BitmapStoreBucket applies to its props and the check to templates.
-func CheckBitmapBucket(s BucketShape, prefix string, c contract.Constants, path string) timing.Problems {
+func CheckBitmapBucket(s BucketShape, prefix string, c contract.Constants, path problem.Path) timing.Problems {
 	return bucketrule.Check(s, prefix, c, path)
 }
 

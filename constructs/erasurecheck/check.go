@@ -3,6 +3,7 @@ package erasurecheck
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"slices"
 	"sort"
 	"strconv"
@@ -105,7 +106,7 @@ type Store struct {
 	Bitmap *BitmapBucket
 	// Path prefixes the store's problems: ErasureSubscriber[name] for a
 	// store built by ErasureSubscriber, Store[stack/queue] otherwise.
-	Path string
+	Path problem.Path
 
 	functions []resourceRef // FunctionIDs with the template each is in
 }
@@ -191,7 +192,7 @@ type findings struct {
 }
 
 // add reports a finding of rule r on resource id at property prop.
-func (f *findings) add(r *Rule, id, path string, prop []string, format string, args ...any) {
+func (f *findings) add(r *Rule, id string, path problem.Path, prop []string, format string, args ...any) {
 	f.addProblem(r, id, prop, timing.Problem{Path: path, Type: r.Type, Detail: fmt.Sprintf(format, args...)})
 }
 
@@ -347,7 +348,7 @@ func (a *assembly) check(cfg Config) *Result {
 		if _, tid, ok := a.channelTopic(); ok && len(m.decl.publishers) == 0 {
 			t := m.targets["topic"]
 			f := findings{t: t.t}
-			f.add(ruleDeclaredPublishers, tid, "ErasureChannel.publishers", nil, "the channel declares no publishers (ErasureChannelProps.Publishers): any principal of its account that may sns:Publish can publish an ERASE every store obeys")
+			f.add(ruleDeclaredPublishers, tid, problem.Root("ErasureChannel").Child("publishers"), nil, "the channel declares no publishers (ErasureChannelProps.Publishers): any principal of its account that may sns:Publish can publish an ERASE every store obeys")
 			res.Findings = append(res.Findings, f.out...)
 		}
 	}
@@ -439,7 +440,7 @@ func (a *assembly) checkBranches(t *template, subID string, sub resource, c cont
 			first = sc
 		}
 		for _, f := range sc.f.out {
-			k := f.LogicalID + "|" + f.Path + "|" + string(f.Type) + "|" + f.Detail
+			k := f.LogicalID + "|" + f.Path.String() + "|" + string(f.Type) + "|" + f.Detail
 			if byKey[k] == nil {
 				byKey[k] = &seen{f: f}
 				order = append(order, k)
@@ -504,9 +505,9 @@ func (a *assembly) readStore(t *template, subID string, sub resource, c contract
 	sc := &storeCheck{t: t, f: findings{t: t}, c: c, st: t, subID: subID, sub: sub}
 	sc.subF = &sc.f
 	f := &sc.f
-	path := "Store[" + t.Stack + "/" + subID + "]"
+	path := problem.Root("Store").Key(t.Stack + "/" + subID)
 	if proto, _ := sub.Properties["Protocol"].(string); proto != "sqs" {
-		f.add(ruleSubscriptionProtocol, subID, path+".protocol", props("Protocol"), "%q: only an SQS queue gives retries, a dead-letter queue and pass two; subscribe a queue", proto)
+		f.add(ruleSubscriptionProtocol, subID, path.Child("protocol"), props("Protocol"), "%q: only an SQS queue gives retries, a dead-letter queue and pass two; subscribe a queue", proto)
 		return sc
 	}
 	// The subscribed queue, wherever in the app it is declared (a reference,
@@ -517,12 +518,12 @@ func (a *assembly) readStore(t *template, subID string, sub resource, c contract
 		qt, queueID, found = a.ByAlias(cfnmodel.SQSURLToARN(endpoint), "AWS::SQS::Queue")
 	}
 	if !found {
-		f.add(ruleQueueOutsideApp, subID, path+".endpoint", props("Endpoint"), "the subscribed queue is not a queue of this app (a literal ARN, another app's export, a value only deploy knows): nothing of it can be checked here; check it with the app that deploys it")
+		f.add(ruleQueueOutsideApp, subID, path.Child("endpoint"), props("Endpoint"), "the subscribed queue is not a queue of this app (a literal ARN, another app's export, a value only deploy knows): nothing of it can be checked here; check it with the app that deploys it")
 		return sc
 	}
 	q := qt.Resources[queueID]
 	if q.Type != "AWS::SQS::Queue" {
-		f.add(ruleEndpointNotAQueue, subID, path+".endpoint", props("Endpoint"), "the endpoint %s is a %s, not an SQS queue; subscribe the store's queue", queueID, q.Type)
+		f.add(ruleEndpointNotAQueue, subID, path.Child("endpoint"), props("Endpoint"), "the endpoint %s is a %s, not an SQS queue; subscribe the store's queue", queueID, q.Type)
 		return sc
 	}
 	// The store's lines are about its queue's stack; the subscription's
@@ -535,7 +536,7 @@ func (a *assembly) readStore(t *template, subID string, sub resource, c contract
 	t = qt
 	s := &Store{Stack: t.Stack, Template: t.Path, SubscriptionID: subID, QueueID: queueID, Spec: StoreSpec{Name: queueID}}
 	sc.store, sc.queue = s, q
-	s.Path = "Store[" + t.Stack + "/" + queueID + "]"
+	s.Path = problem.Root("Store").Key(t.Stack + "/" + queueID)
 	set := &s.Spec.Settings
 	*set = timing.Defaults(c)
 	set.VisibilityTimeoutSeconds = a.NumAt(t, q.Properties["VisibilityTimeout"], sqsDefaultVisibilitySeconds)
@@ -579,7 +580,7 @@ func (a *assembly) readStore(t *template, subID string, sub resource, c contract
 			fn, ok = ft.Resources[fnID]
 		}
 		if !ok || fn.Type != "AWS::Lambda::Function" {
-			f.add(ruleEventSourceOutsideApp, e.id, s.Path+".eventSource", props("FunctionName"), "the event source %s (stack %s) invokes a function that is not one of this app (a name or ARN of another app, a value only deploy knows), so nothing can check its timeout or grants; check it with the app that deploys it", e.id, e.t.Stack)
+			f.add(ruleEventSourceOutsideApp, e.id, s.Path.Child("eventSource"), props("FunctionName"), "the event source %s (stack %s) invokes a function that is not one of this app (a name or ARN of another app, a value only deploy knows), so nothing can check its timeout or grants; check it with the app that deploys it", e.id, e.t.Stack)
 			continue
 		}
 		s.FunctionIDs = append(s.FunctionIDs, fnID)
@@ -592,7 +593,7 @@ func (a *assembly) readStore(t *template, subID string, sub resource, c contract
 			s.FunctionID, sc.firstESM = fnID, e.id
 			a.readerSettings(set, e.t, e.props, ft, env, timeout)
 			if name, ok := env[contract.EnvSubscriber].(string); ok && name != "" {
-				s.Spec.Name, s.Path = name, "ErasureSubscriber["+name+"]"
+				s.Spec.Name, s.Path = name, problem.Root("ErasureSubscriber").Key(name)
 			}
 			if bt, bucketID, ok := a.bucketOf(ft, env[contract.EnvBitmapBucket]); ok {
 				prefix, _ := env[contract.EnvBitmapPrefix].(string)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
@@ -30,7 +31,7 @@ func (a *assembly) checkPolicyQuotas() Findings {
 			}
 			for _, p := range iameval.QuotaProblems(r.Type, size, stmts) {
 				f := findings{t: t}
-				f.add(rulePolicyQuota, id, "Policy["+t.Stack+"/"+id+"].quota", nil, "%s: CloudFormation's deploy fails on it; split the policy or grant through identity policies", p)
+				f.add(rulePolicyQuota, id, problem.Root("Policy").Key(t.Stack+"/"+id).Child("quota"), nil, "%s: CloudFormation's deploy fails on it; split the policy or grant through identity policies", p)
 				out = append(out, f.out...)
 			}
 		}
@@ -192,7 +193,7 @@ func (a *assembly) checkServiceQuotas() Findings {
 			continue
 		}
 		f := findings{t: u.t}
-		f.add(ruleServiceQuota, u.ID, u.Path, nil, "%s: %d, past the %d AWS accepts (%s): %s", u.Quota, u.Used, u.Limit, u.Source, u.what)
+		f.add(ruleServiceQuota, u.ID, problem.Parse(u.Path), nil, "%s: %d, past the %d AWS accepts (%s): %s", u.Quota, u.Used, u.Limit, u.Source, u.what)
 		out = append(out, f.out...)
 	}
 	return out

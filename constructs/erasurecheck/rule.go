@@ -1,6 +1,7 @@
 package erasurecheck
 
 import (
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"regexp"
 	"sort"
 	"strconv"
@@ -135,7 +136,7 @@ type storeFamily struct {
 }
 
 // problemOf is a line of rule r at path.
-func problemOf(r *Rule, path, detail string) timing.Problem {
+func problemOf(r *Rule, path problem.Path, detail string) timing.Problem {
 	return timing.Problem{Path: path, Type: r.Type, Detail: detail}
 }
 

@@ -1,6 +1,7 @@
 package erasurecheck
 
 import (
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
@@ -50,7 +51,7 @@ func (a *assembly) checkTransforms() Findings {
 	for _, t := range a.Templates {
 		f := findings{t: t}
 		for _, tr := range t.Transforms {
-			f.add(ruleTransform, "", "Template["+t.Stack+"].transform", nil, "%s is expanded by CloudFormation at deploy: the check reads templates as deployed; check the processed template (aws cloudformation get-template --template-stage Processed, or SAM's translator)", tr)
+			f.add(ruleTransform, "", problem.Root("Template").Key(t.Stack).Child("transform"), nil, "%s is expanded by CloudFormation at deploy: the check reads templates as deployed; check the processed template (aws cloudformation get-template --template-stage Processed, or SAM's translator)", tr)
 		}
 		out = append(out, f.out...)
 	}

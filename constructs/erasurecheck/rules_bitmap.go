@@ -85,10 +85,10 @@ var bitmapFamily = storeFamily{name: "bitmap bucket", rules: []*Rule{ruleBucketO
 	if b == nil {
 		return
 	}
-	bp := s.Path + ".bitmapBucket"
+	bp := s.Path.Child("bitmapBucket")
 	bf := findings{t: b.t}
 	for _, p := range CheckBitmapBucket(BucketShapeOf(b.Properties), b.Prefix, c, bp) {
-		field := timingField(p.Path)
+		field := p.Path.Field()
 		var prop []string
 		switch field {
 		case "objectLockEnabled":
@@ -97,7 +97,7 @@ var bitmapFamily = storeFamily{name: "bitmap bucket", rules: []*Rule{ruleBucketO
 			prop = props("VersioningConfiguration")
 		default:
 			prop = props("LifecycleConfiguration", "Rules")
-			if m := lifecycleIndex.FindStringSubmatch(p.Path); m != nil {
+			if m := lifecycleIndex.FindStringSubmatch(p.Path.String()); m != nil {
 				prop = append(prop, m[1])
 			}
 		}
@@ -108,7 +108,7 @@ var bitmapFamily = storeFamily{name: "bitmap bucket", rules: []*Rule{ruleBucketO
 		bf.addProblem(r, b.BucketID, prop, p)
 	}
 	if b.ReadTTLMillis < 1 || b.ReadTTLMillis > s.Spec.Settings.PassTwoDelaySeconds*1000 {
-		bf.add(ruleBucketReadTTL, b.BucketID, bp+".readTtl", nil, "%d ms must be more than 0 and at most the pass-two delay of %d s: pass two must run after every process stopped serving the id", b.ReadTTLMillis, s.Spec.Settings.PassTwoDelaySeconds)
+		bf.add(ruleBucketReadTTL, b.BucketID, bp.Child("readTtl"), nil, "%d ms must be more than 0 and at most the pass-two delay of %d s: pass two must run after every process stopped serving the id", b.ReadTTLMillis, s.Spec.Settings.PassTwoDelaySeconds)
 	}
 	a.checkBucketCopies(&bf, s, c)
 	sc.f.out = append(sc.f.out, bf.out...)

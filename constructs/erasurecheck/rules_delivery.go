@@ -57,15 +57,15 @@ func (a *assembly) checkQueueKey(sc *storeCheck, st *template, sub resource) {
 	t, s, f := sc.t, sc.store, &sc.f
 	keyRef := sc.queue.Properties["KmsMasterKeyId"]
 	if keyRef == nil {
-		f.add(ruleQueueEncrypted, s.QueueID, s.Path+".encryptionKey", props("KmsMasterKeyId"), "the queue is not under a KMS key: it holds customer keys; encrypt it with a customer-managed key of the store's own")
+		f.add(ruleQueueEncrypted, s.QueueID, s.Path.Child("encryptionKey"), props("KmsMasterKeyId"), "the queue is not under a KMS key: it holds customer keys; encrypt it with a customer-managed key of the store's own")
 		return
 	}
 	if ks := a.Ident(t, keyRef); strings.HasPrefix(ks, "alias/aws/") || strings.Contains(ks, ":alias/aws/") {
-		f.add(ruleAWSManagedKey, s.QueueID, s.Path+".encryptionKey", props("KmsMasterKeyId"), "%s is AWS-managed: SNS cannot use it, so every delivery is dropped; use a customer-managed key", ks)
+		f.add(ruleAWSManagedKey, s.QueueID, s.Path.Child("encryptionKey"), props("KmsMasterKeyId"), "%s is AWS-managed: SNS cannot use it, so every delivery is dropped; use a customer-managed key", ks)
 		return
 	}
 	if topicKey := a.Ident(st, cfnmodel.Dig(a.topicResource(st, sub.Properties["TopicArn"]), "KmsMasterKeyId")); topicKey != "" && topicKey == a.KeyIdent(t, keyRef) {
-		f.add(ruleQueueSharesTopicKey, s.QueueID, s.Path+".encryptionKey", props("KmsMasterKeyId"), "the queue shares the topic's key: a publisher's key grant would reach the store's queue; give the queue a key of its own")
+		f.add(ruleQueueSharesTopicKey, s.QueueID, s.Path.Child("encryptionKey"), props("KmsMasterKeyId"), "the queue shares the topic's key: a publisher's key grant would reach the store's queue; give the queue a key of its own")
 	}
 	key := a.keyTarget(t, keyRef, "sqs")
 	if key == nil {
@@ -74,12 +74,12 @@ func (a *assembly) checkQueueKey(sc *storeCheck, st *template, sub resource) {
 	sns := a.topicSNS(st, sub)
 	for _, act := range []string{"kms:GenerateDataKey", "kms:Decrypt"} {
 		if v := a.decide(sns, act, key); v.Decision == Denied {
-			f.add(ruleSNSUsesKey, key.id, s.Path+".encryptionKey", props("KeyPolicy"), "SNS acting for the erasure topic may not %s with the key (%s): SNS cannot encrypt deliveries and drops them; allow %s, scoped with aws:SourceArn of the topic", act, v.Because, iameval.SNSServicePrincipal(sns.Region, key.Region))
+			f.add(ruleSNSUsesKey, key.id, s.Path.Child("encryptionKey"), props("KeyPolicy"), "SNS acting for the erasure topic may not %s with the key (%s): SNS cannot encrypt deliveries and drops them; allow %s, scoped with aws:SourceArn of the topic", act, v.Because, iameval.SNSServicePrincipal(sns.Region, key.Region))
 			return
 		}
 	}
 	if v := a.decide(otherTopicSNS(sns, st, key.Policy), "kms:GenerateDataKey", key); v.Decision == Allowed {
-		f.add(ruleKeyConfusedDeputy, key.id, s.Path+".encryptionKey", props("KeyPolicy"), "the key policy lets SNS use the key for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount", v.Because)
+		f.add(ruleKeyConfusedDeputy, key.id, s.Path.Child("encryptionKey"), props("KeyPolicy"), "the key policy lets SNS use the key for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount", v.Because)
 	}
 }
 
@@ -148,10 +148,10 @@ func (a *assembly) checkQueuePolicy(sc *storeCheck, st *template, sub resource) 
 	queue := a.policyTarget(sc.t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
 	sns := a.topicSNS(st, sub)
 	if v := a.decide(sns, "sqs:SendMessage", queue); v.Decision == Denied {
-		sc.f.add(ruleSNSSends, s.QueueID, s.Path+".queuePolicy", nil, "SNS acting for the erasure topic may not send to the queue (%s): SNS drops every delivery; allow sqs:SendMessage to %s with aws:SourceArn of the topic", v.Because, iameval.SNSServicePrincipal(sns.Region, queue.Region))
+		sc.f.add(ruleSNSSends, s.QueueID, s.Path.Child("queuePolicy"), nil, "SNS acting for the erasure topic may not send to the queue (%s): SNS drops every delivery; allow sqs:SendMessage to %s with aws:SourceArn of the topic", v.Because, iameval.SNSServicePrincipal(sns.Region, queue.Region))
 		return
 	}
 	if v := a.decide(otherTopicSNS(sns, st, queue.Policy), "sqs:SendMessage", queue); v.Decision == Allowed {
-		sc.f.add(ruleQueueConfusedDeputy, s.QueueID, s.Path+".queuePolicy", nil, "the queue policy lets SNS send for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic)", v.Because)
+		sc.f.add(ruleQueueConfusedDeputy, s.QueueID, s.Path.Child("queuePolicy"), nil, "the queue policy lets SNS send for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic)", v.Because)
 	}
 }

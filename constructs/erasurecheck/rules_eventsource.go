@@ -37,18 +37,18 @@ var eventSourceFamily = storeFamily{name: "event source", rules: []*Rule{ruleEve
 	s, f := sc.store, &sc.f
 	for _, r := range sc.readers {
 		if r.esm["FilterCriteria"] != nil {
-			f.add(ruleEventSourceFilter, r.esmID, s.Path+".eventSource.filterCriteria", props("FilterCriteria"), "the event source of function %s filters records: Lambda deletes every request its filter does not match, unanswered (like an SNS filter policy); remove it and answer NOT_APPLICABLE instead", r.fnID)
+			f.add(ruleEventSourceFilter, r.esmID, s.Path.Child("eventSource").Child("filterCriteria"), props("FilterCriteria"), "the event source of function %s filters records: Lambda deletes every request its filter does not match, unanswered (like an SNS filter policy); remove it and answer NOT_APPLICABLE instead", r.fnID)
 		}
 		for _, p := range streamOnlyESMProperties {
 			if _, ok := r.esm[p]; ok {
-				f.add(ruleStreamOnlySetting, r.esmID, s.Path+".eventSource."+lowerFirst(p), props(p), "%s applies to stream and Kafka event sources only: Lambda rejects it on an SQS event source at deploy (InvalidParameterValueException); remove it", p)
+				f.add(ruleStreamOnlySetting, r.esmID, s.Path.Child("eventSource").Child(lowerFirst(p)), props(p), "%s applies to stream and Kafka event sources only: Lambda rejects it on an SQS event source at deploy (InvalidParameterValueException); remove it", p)
 			}
 		}
 		if !strings.Contains(fmt.Sprint(r.esm["FunctionResponseTypes"]), "ReportBatchItemFailures") {
-			f.add(rulePartialBatchResponse, r.esmID, s.Path+".reportBatchItemFailures", props("FunctionResponseTypes"), "the event source of function %s does not report partial batch failures: one failed record retries the whole batch, answering others twice; set FunctionResponseTypes [ReportBatchItemFailures]", r.fnID)
+			f.add(rulePartialBatchResponse, r.esmID, s.Path.Child("reportBatchItemFailures"), props("FunctionResponseTypes"), "the event source of function %s does not report partial batch failures: one failed record retries the whole batch, answering others twice; set FunctionResponseTypes [ReportBatchItemFailures]", r.fnID)
 		}
 		if en := r.esm["Enabled"]; en != nil && a.Ident(r.et, en) == "false" {
-			f.add(ruleEventSourceDisabled, r.esmID, s.Path+".eventSource", props("Enabled"), "the event source of function %s is disabled: requests wait unread until they expire; enable it", r.fnID)
+			f.add(ruleEventSourceDisabled, r.esmID, s.Path.Child("eventSource"), props("Enabled"), "the event source of function %s is disabled: requests wait unread until they expire; enable it", r.fnID)
 		}
 	}
 }}

@@ -72,9 +72,9 @@ var handlerFamily = storeFamily{name: "handler", rules: []*Rule{ruleReservedConc
 		a.checkHandlerEnvironment(sc, r.ft, r.fnID, r.env, sc.c)
 		rc, ok := r.fn.Properties["ReservedConcurrentExecutions"]
 		if ok && a.NumAt(r.ft, rc, -1) == 0 {
-			f.add(ruleReservedConcurrencyZero, r.fnID, s.Path+".reservedConcurrency", props("ReservedConcurrentExecutions"), "function %s has a reserved concurrency of 0: it never runs; remove the setting", r.fnID)
+			f.add(ruleReservedConcurrencyZero, r.fnID, s.Path.Child("reservedConcurrency"), props("ReservedConcurrentExecutions"), "function %s has a reserved concurrency of 0: it never runs; remove the setting", r.fnID)
 		} else if n := a.NumAt(r.ft, rc, -1); ok && n > 0 && n < minReservedConcurrency {
-			f.add(ruleReservedConcurrencyLow, r.fnID, s.Path+".reservedConcurrency", props("ReservedConcurrentExecutions"), "function %s has a reserved concurrency of %d, below the %d AWS advises for an SQS event source: throttled receives count toward maxReceiveCount and requests dead-letter unanswered; reserve at least %d or none", r.fnID, n, minReservedConcurrency, minReservedConcurrency)
+			f.add(ruleReservedConcurrencyLow, r.fnID, s.Path.Child("reservedConcurrency"), props("ReservedConcurrentExecutions"), "function %s has a reserved concurrency of %d, below the %d AWS advises for an SQS event source: throttled receives count toward maxReceiveCount and requests dead-letter unanswered; reserve at least %d or none", r.fnID, n, minReservedConcurrency, minReservedConcurrency)
 		}
 		a.checkFunctionWiring(sc, r.ft, r.fnID, r.fn, r.env)
 	}

@@ -29,16 +29,16 @@ var (
 var queueFamily = storeFamily{name: "queue", rules: []*Rule{ruleFIFOQueue, ruleNoHandler, ruleNoDeadLetterQueue, ruleDeadLetterRetention}, check: func(a *assembly, sc *storeCheck) {
 	s, q, f, c := sc.store, sc.queue, &sc.f, sc.c
 	if cfnmodel.IsTrue(q.Properties["FifoQueue"]) {
-		f.add(ruleFIFOQueue, s.QueueID, s.Path+".queue", props("FifoQueue"), "pass two needs per-message delay; use a standard queue")
+		f.add(ruleFIFOQueue, s.QueueID, s.Path.Child("queue"), props("FifoQueue"), "pass two needs per-message delay; use a standard queue")
 	}
 	if sc.eventSources == 0 {
-		f.add(ruleNoHandler, s.QueueID, s.Path+".handler", nil, "no function has an event source on the queue: requests are never handled")
+		f.add(ruleNoHandler, s.QueueID, s.Path.Child("handler"), nil, "no function has an event source on the queue: requests are never handled")
 	}
 	if s.DeadLetterID == "" {
-		f.add(ruleNoDeadLetterQueue, s.QueueID, s.Path+".deadLetterQueue", props("RedrivePolicy"), "no redrive policy: a request that always fails is retried until retention ends and then lost; add a dead-letter queue with maxReceiveCount at most %d", c.MaxReceiveCount)
+		f.add(ruleNoDeadLetterQueue, s.QueueID, s.Path.Child("deadLetterQueue"), props("RedrivePolicy"), "no redrive policy: a request that always fails is retried until retention ends and then lost; add a dead-letter queue with maxReceiveCount at most %d", c.MaxReceiveCount)
 	} else if dlq, ok := sc.t.Resources[s.DeadLetterID]; ok {
 		if r := cfnmodel.Number(dlq.Properties["MessageRetentionPeriod"], sqsDefaultRetentionSeconds); r != c.QueueRetentionSeconds {
-			f.add(ruleDeadLetterRetention, s.DeadLetterID, s.Path+".deadLetterQueue.retentionPeriod", props("MessageRetentionPeriod"), "%d s is not the channel retention of %d s (queueRetentionSeconds)", r, c.QueueRetentionSeconds)
+			f.add(ruleDeadLetterRetention, s.DeadLetterID, s.Path.Child("deadLetterQueue").Child("retentionPeriod"), props("MessageRetentionPeriod"), "%d s is not the channel retention of %d s (queueRetentionSeconds)", r, c.QueueRetentionSeconds)
 		}
 	}
 }}

@@ -2,6 +2,7 @@ package erasurecheck
 
 import (
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
@@ -47,16 +48,16 @@ var subscriptionFamily = storeFamily{name: "subscription", rules: []*Rule{ruleRa
 	if region, ok := sub.Properties["Region"].(string); ok && region != "" {
 		if arn := a.Ident(sc.st, sub.Properties["TopicArn"]); strings.HasPrefix(arn, "arn:") {
 			if parts := strings.Split(arn, ":"); len(parts) > 3 && parts[3] != "" && parts[3] != region {
-				subF.add(ruleSubscriptionRegion, sc.subID, s.Path+".subscription.region", props("Region"), "%s is not the topic's region (%s): SNS rejects the subscription at deploy (the Region of a subscription is the topic's); remove Region or set it to the topic's", region, parts[3])
+				subF.add(ruleSubscriptionRegion, sc.subID, s.Path.Child("subscription").Child("region"), props("Region"), "%s is not the topic's region (%s): SNS rejects the subscription at deploy (the Region of a subscription is the topic's); remove Region or set it to the topic's", region, parts[3])
 			}
 		}
 	}
 	if !s.RawDelivery {
-		subF.add(ruleRawDelivery, sc.subID, s.Path+".rawMessageDelivery", props("RawMessageDelivery"), "off: the handler would receive an SNS envelope and dead-letter every request; set RawMessageDelivery true")
+		subF.add(ruleRawDelivery, sc.subID, s.Path.Child("rawMessageDelivery"), props("RawMessageDelivery"), "off: the handler would receive an SNS envelope and dead-letter every request; set RawMessageDelivery true")
 	}
 	for _, k := range []string{"FilterPolicy", "FilterPolicyScope"} {
 		if sub.Properties[k] != nil {
-			subF.add(ruleSubscriptionFilter, sc.subID, s.Path+".filterPolicy", props(k), "a filter policy drops the requests it does not match without a trace; remove it and answer NOT_APPLICABLE instead")
+			subF.add(ruleSubscriptionFilter, sc.subID, s.Path.Child("filterPolicy"), props(k), "a filter policy drops the requests it does not match without a trace; remove it and answer NOT_APPLICABLE instead")
 			break
 		}
 	}
@@ -79,7 +80,7 @@ func (a *assembly) checkInlineSubscriptions(topics topicRefs) Findings {
 			for i, sub := range iameval.ListOf(r.Properties["Subscription"]) {
 				m, _ := sub.(map[string]any)
 				proto := a.Ident(t, m["Protocol"])
-				f.add(ruleInlineSubscription, id, fmt.Sprintf("Topic[%s/%s].subscription[%d]", t.Stack, id, i), props("Subscription", fmt.Sprint(i)),
+				f.add(ruleInlineSubscription, id, problem.Root("Topic").Key(t.Stack+"/"+id).Child("subscription").Index(i), props("Subscription", fmt.Sprint(i)),
 					"an inline subscription (protocol %q) cannot set RawMessageDelivery or a redrive policy: a store's handler would receive SNS envelopes and dead-letter every request, and the check cannot read it as a store; subscribe with an AWS::SNS::Subscription", proto)
 			}
 			out = append(out, f.out...)

@@ -1,8 +1,6 @@
 package erasurecheck
 
 import (
-	"strings"
-
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
@@ -70,7 +68,7 @@ var timingFamily = storeFamily{name: "timing", rules: []*Rule{ruleHandlerTimeout
 	s, f, c := sc.store, &sc.f, sc.c
 	for _, u := range sc.values {
 		if _, intrinsic := u.v.(map[string]any); intrinsic && cfnmodel.Number(a.Ident(u.t, u.v), -1) < 0 {
-			f.add(ruleValueOnlyDeployKnows, u.id, s.Path+"."+u.field, u.prop, "a value only deploy knows (an SSM parameter, an import from another app, a condition the check cannot decide): its cap cannot be checked at synth, and it is not assumed; give a literal, or a parameter with a Default")
+			f.add(ruleValueOnlyDeployKnows, u.id, s.Path.Child(u.field), u.prop, "a value only deploy knows (an SSM parameter, an import from another app, a condition the check cannot decide): its cap cannot be checked at synth, and it is not assumed; give a literal, or a parameter with a Default")
 		}
 	}
 	if sc.eventSources == 0 {
@@ -86,8 +84,8 @@ var timingFamily = storeFamily{name: "timing", rules: []*Rule{ruleHandlerTimeout
 		other := s.Spec.Settings
 		other.PassTwoDelaySeconds, other.BatchTimeoutSeconds = timing.Defaults(c).PassTwoDelaySeconds, timing.Defaults(c).BatchTimeoutSeconds
 		a.readerSettings(&other, r.et, r.esm, r.ft, r.env, r.timeout)
-		for _, p := range other.Check(c, s.Path+".reader["+r.fnID+"]") {
-			switch timingField(p.Path) {
+		for _, p := range other.Check(c, s.Path.Child("reader").Key(r.fnID)) {
+			switch p.Path.Field() {
 			case "maxReceiveCount", "retentionPeriod", "queueDelay":
 				continue // the queue's own settings: reported once, with the first reader
 			}
@@ -95,20 +93,17 @@ var timingFamily = storeFamily{name: "timing", rules: []*Rule{ruleHandlerTimeout
 		}
 	}
 	for _, p := range s.Spec.Settings.Check(c, s.Path) {
-		if s.DeadLetterID == "" && timingField(p.Path) == "maxReceiveCount" {
+		if s.DeadLetterID == "" && p.Path.Field() == "maxReceiveCount" {
 			continue // reported once, as the missing dead-letter queue
 		}
 		addTiming(f, p, s.QueueID, s.FunctionID, sc.firstESM)
 	}
 }}
 
-// timingField is the field a timing problem's path ends with.
-func timingField(path string) string { return path[strings.LastIndex(path, ".")+1:] }
-
 // addTiming reports a problem of timing.Store.Check under its rule, on the
 // resource and property its field is written at.
 func addTiming(f *findings, p timing.Problem, queueID, fnID, esmID string) {
-	field := timingField(p.Path)
+	field := p.Path.Field()
 	r := timingRules[field]
 	if p.Type == timing.BreaksTiming {
 		r = ruleWorstCase

@@ -246,8 +246,8 @@ func assertFindingsWith(t *testing.T, body string, params map[string]string, abo
 	}
 	var lines []string
 	for _, f := range res.Findings {
-		if strings.Contains(f.Path, about) {
-			lines = append(lines, f.Path+": "+string(f.Type))
+		if strings.Contains(f.Path.String(), about) {
+			lines = append(lines, f.Path.String()+": "+string(f.Type))
 		}
 	}
 	joined := strings.Join(lines, "\n")

@@ -108,7 +108,7 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 	role := a.rolePrincipal(t, fn.Properties["Role"])
 	if key := a.keyTarget(sc.t, sc.queue.Properties["KmsMasterKeyId"], "sqs"); key != nil {
 		if v := a.decide(role, "kms:Decrypt", key); v.Decision == Denied {
-			f.add(ruleHandlerDecrypts, fnID, s.Path+".handlerRole", props("Role"), "the role of function %s may not kms:Decrypt the queue's key (%s): the event source cannot read a single message; grant kms:Decrypt on the key", fnID, v.Because)
+			f.add(ruleHandlerDecrypts, fnID, s.Path.Child("handlerRole"), props("Role"), "the role of function %s may not kms:Decrypt the queue's key (%s): the event source cannot read a single message; grant kms:Decrypt on the key", fnID, v.Because)
 		}
 	}
 	urlValue, ok := env[contract.EnvResponseQueueURL]
@@ -126,7 +126,7 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 	}
 	queue := a.Pattern(t, urlValue) // a plain template's own account and region as a pattern
 	if queue == "" {
-		f.add(ruleResponseQueueUnresolved, fnID, s.Path+".responseQueue", props("Environment", "Variables", contract.EnvResponseQueueURL), "function %s names the response queue (%s) with a value the check cannot resolve, so its grants cannot be checked; give the queue's URL, a reference or an import", fnID, contract.EnvResponseQueueURL)
+		f.add(ruleResponseQueueUnresolved, fnID, s.Path.Child("responseQueue"), props("Environment", "Variables", contract.EnvResponseQueueURL), "function %s names the response queue (%s) with a value the check cannot resolve, so its grants cannot be checked; give the queue's URL, a reference or an import", fnID, contract.EnvResponseQueueURL)
 		return
 	}
 	queue = cfnmodel.SQSURLToARN(queue)
@@ -157,22 +157,22 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 		rkey = a.outsideKey("", rq.Account, rq.Region)
 	}
 	if v := a.decide(role, "sqs:SendMessage", rq); v.Decision == Denied && v.DeniedByResource && a.isChannelQueue(rq) {
-		f.add(ruleRoleOnRoster, fnID, s.Path+".roster", props("Role"), "the role of function %s is not on the channel's roster: the response queue denies every answer it sends (%s); add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (contract.HandlerName, under the path contract.HandlerRolePath)", fnID, v.Because)
-	} else if named := strings.HasPrefix(s.Path, "ErasureSubscriber["); named && a.isChannelQueue(rq) && rosterKnown(rq) && !slices.Contains(iameval.StringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]), s.Spec.Name) {
+		f.add(ruleRoleOnRoster, fnID, s.Path.Child("roster"), props("Role"), "the role of function %s is not on the channel's roster: the response queue denies every answer it sends (%s); add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (contract.HandlerName, under the path contract.HandlerRolePath)", fnID, v.Because)
+	} else if named := s.Path.RootName() == "ErasureSubscriber"; named && a.isChannelQueue(rq) && rosterKnown(rq) && !slices.Contains(iameval.StringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]), s.Spec.Name) {
 		// The channel admits the handler path of its roster's accounts; the
 		// store's own name is what the ledger and the response reader judge.
-		f.add(ruleStoreOnRoster, fnID, s.Path+".roster", props("Environment", "Variables", contract.EnvSubscriber), "store %s is not on the channel's roster: the response reader refuses every answer it sends (%s) and no round waits for it; add the store to ErasureChannelProps.Stores", s.Spec.Name, contract.CodeSenderNotOnRoster)
+		f.add(ruleStoreOnRoster, fnID, s.Path.Child("roster"), props("Environment", "Variables", contract.EnvSubscriber), "store %s is not on the channel's roster: the response reader refuses every answer it sends (%s) and no round waits for it; add the store to ErasureChannelProps.Stores", s.Spec.Name, contract.CodeSenderNotOnRoster)
 	} else if v.Decision == Denied {
-		f.add(ruleHandlerAnswers, fnID, s.Path+".responseQueue", props("Role"), "the role of function %s may not sqs:SendMessage to the response queue (%s): every answer fails and the store's requests dead-letter; grant sqs:SendMessage on it", fnID, v.Because)
+		f.add(ruleHandlerAnswers, fnID, s.Path.Child("responseQueue"), props("Role"), "the role of function %s may not sqs:SendMessage to the response queue (%s): every answer fails and the store's requests dead-letter; grant sqs:SendMessage on it", fnID, v.Because)
 	} else if b := role.Boundary; v.Decision == Undecided && b != nil && b.Unknown != "" {
-		f.add(ruleUnreadableBoundary, fnID, s.Path+".responseQueue", props("Role"), "the role of function %s has a permissions boundary the check cannot read (%s), so whether it may answer is not known; check the app that declares the boundary, or declare it in this app", fnID, b.Unknown)
+		f.add(ruleUnreadableBoundary, fnID, s.Path.Child("responseQueue"), props("Role"), "the role of function %s has a permissions boundary the check cannot read (%s), so whether it may answer is not known; check the app that declares the boundary, or declare it in this app", fnID, b.Unknown)
 	}
 	if rkey == nil {
 		return
 	}
 	for _, act := range []string{"kms:GenerateDataKey", "kms:Decrypt"} {
 		if v := a.decide(role, act, rkey); v.Decision == Denied {
-			f.add(ruleHandlerUsesResponseKey, fnID, s.Path+".responseQueue", props("Role"), "the role of function %s may not use the response queue's key (%s: %s): every answer fails; grant kms:GenerateDataKey and kms:Decrypt on the channel's response key", fnID, act, v.Because)
+			f.add(ruleHandlerUsesResponseKey, fnID, s.Path.Child("responseQueue"), props("Role"), "the role of function %s may not use the response queue's key (%s: %s): every answer fails; grant kms:GenerateDataKey and kms:Decrypt on the channel's response key", fnID, act, v.Because)
 			return
 		}
 	}
@@ -203,7 +203,7 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 	appNames := ix.appNames // every name of an app role, asked with its own policies
 	for _, pipe := range ix.pipes {
 		if iameval.CoversAny(a.Ident(pipe.t, pipe.t.Resources[pipe.id].Properties["Source"]), queue.Aliases) {
-			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path+".readers", nil, "EventBridge Pipe %s reads the queue: the check cannot judge its timeout against the visibility timeout nor its partial failures; consume the queue only with the handler's Lambda event source", pipe.id)
+			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "EventBridge Pipe %s reads the queue: the check cannot judge its timeout against the visibility timeout nor its partial failures; consume the queue only with the handler's Lambda event source", pipe.id)
 		}
 	}
 	// A role is allowed only by an Allow: of its identity reaching the queue,
@@ -219,14 +219,14 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 			continue
 		}
 		if a.decide(r.p, "sqs:ReceiveMessage", queue).Decision == Allowed {
-			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path+".readers", nil, "role %s (stack %s) may sqs:ReceiveMessage from the queue but is not the role of a function with an event source on it: a poller the check cannot judge would take requests from the handler; remove the grant", r.id, r.t.Stack)
+			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "role %s (stack %s) may sqs:ReceiveMessage from the queue but is not the role of a function with an event source on it: a poller the check cannot judge would take requests from the handler; remove the grant", r.id, r.t.Stack)
 		}
 	}
 	for _, u := range ix.usersAndGroups {
 		p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(u.t, u.id)}, Account: u.t.Account, Identity: a.identityStatements(u.t, u.id),
 			Boundary: a.boundaryOf(u.t, u.id)}}
 		if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
-			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path+".readers", nil, "%s %s (stack %s) may sqs:ReceiveMessage from the queue: a reader the check cannot judge would take requests from the handler; remove the grant", strings.TrimPrefix(u.t.Resources[u.id].Type, "AWS::IAM::"), u.id, u.t.Stack)
+			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "%s %s (stack %s) may sqs:ReceiveMessage from the queue: a reader the check cannot judge would take requests from the handler; remove the grant", strings.TrimPrefix(u.t.Resources[u.id].Type, "AWS::IAM::"), u.id, u.t.Stack)
 		}
 	}
 	// Principals outside the app, as the queue policy draws them: each
@@ -248,7 +248,7 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 			p.Identity = everything
 		}
 		if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
-			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path+".readers", nil, "the queue policy lets %s sqs:ReceiveMessage: a reader the check cannot judge (a poller outside the app) would take requests from the handler; remove the statement", describePrincipal(label))
+			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "the queue policy lets %s sqs:ReceiveMessage: a reader the check cannot judge (a poller outside the app) would take requests from the handler; remove the statement", describePrincipal(label))
 		}
 	}
 	accounts := map[string]bool{t.Account: true}
@@ -284,7 +284,7 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 	for _, svc := range cfnmodel.UniqueSorted(services) {
 		p := &principal{Principal: iameval.Principal{Service: svc, Aliases: []string{"arn:aws:" + strings.Split(svc, ".")[0] + ":" + iameval.OrStar(t.Region) + ":" + iameval.OrStar(t.Account) + ":erasure-witness"}, Account: t.Account, Region: t.Region}}
 		if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
-			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path+".readers", nil, "the queue policy lets a service (%s) sqs:ReceiveMessage: a reader the check cannot judge would take requests from the handler; remove the statement", svc)
+			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "the queue policy lets a service (%s) sqs:ReceiveMessage: a reader the check cannot judge would take requests from the handler; remove the statement", svc)
 		}
 	}
 	if t.Account != "" {
@@ -422,22 +422,22 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, ft *template, fnID st
 		if p == "" || (name == contract.EnvPassTwoDelaySeconds || name == contract.EnvBatchTimeoutSeconds) && strings.HasPrefix(p, "above the cap") {
 			continue // a cap the timing rules report with its derivation
 		}
-		f.add(ruleHandlerEnvironment, fnID, s.Path+".environment."+name, props("Environment", "Variables", name), "function %s: the handler refuses this value at start-up (%s: %s), so every request dead-letters unanswered", fnID, name, p)
+		f.add(ruleHandlerEnvironment, fnID, s.Path.Child("environment").Child(name), props("Environment", "Variables", name), "function %s: the handler refuses this value at start-up (%s: %s), so every request dead-letters unanswered", fnID, name, p)
 	}
 	if v, ok := env[contract.EnvQueueURL]; ok {
 		x := a.Ident(t, v)
 		own := cfnmodel.Aliases(sc.t, s.QueueID)
 		switch {
 		case x == "":
-			f.add(rulePassTwoQueueUnresolved, fnID, s.Path+".environment."+contract.EnvQueueURL, props("Environment", "Variables", contract.EnvQueueURL), "function %s takes its own queue's URL from a value only deploy knows (a parameter from SSM, another app's export): the check cannot tell it is the queue the event source reads; give a reference to the queue", fnID)
+			f.add(rulePassTwoQueueUnresolved, fnID, s.Path.Child("environment").Child(contract.EnvQueueURL), props("Environment", "Variables", contract.EnvQueueURL), "function %s takes its own queue's URL from a value only deploy knows (a parameter from SSM, another app's export): the check cannot tell it is the queue the event source reads; give a reference to the queue", fnID)
 		case strings.HasPrefix(x, "res:") && x != own[0]:
 			_, id, _ := a.ResourceOf(x)
-			f.add(rulePassTwoOwnQueue, fnID, s.Path+".environment."+contract.EnvQueueURL, props("Environment", "Variables", contract.EnvQueueURL), "function %s sends pass two to %s, not the queue its event source reads: pass two never runs and no ERASE completes; name the store's own queue", fnID, id)
+			f.add(rulePassTwoOwnQueue, fnID, s.Path.Child("environment").Child(contract.EnvQueueURL), props("Environment", "Variables", contract.EnvQueueURL), "function %s sends pass two to %s, not the queue its event source reads: pass two never runs and no ERASE completes; name the store's own queue", fnID, id)
 		case !strings.HasPrefix(x, "res:") && !iameval.CoversAny(cfnmodel.SQSURLToARN(x), own[1:]):
 			if len(own) > 1 { // the queue has a name: the URL names another queue
-				f.add(rulePassTwoOwnQueue, fnID, s.Path+".environment."+contract.EnvQueueURL, props("Environment", "Variables", contract.EnvQueueURL), "function %s sends pass two to a queue that is not the one its event source reads: pass two never runs and no ERASE completes; name the store's own queue", fnID)
+				f.add(rulePassTwoOwnQueue, fnID, s.Path.Child("environment").Child(contract.EnvQueueURL), props("Environment", "Variables", contract.EnvQueueURL), "function %s sends pass two to a queue that is not the one its event source reads: pass two never runs and no ERASE completes; name the store's own queue", fnID)
 			} else {
-				f.add(rulePassTwoQueueUnresolved, fnID, s.Path+".environment."+contract.EnvQueueURL, props("Environment", "Variables", contract.EnvQueueURL), "function %s names its own queue by a literal URL, while the queue's name is given at deploy: the check cannot tell it is the queue the event source reads; give a reference to the queue", fnID)
+				f.add(rulePassTwoQueueUnresolved, fnID, s.Path.Child("environment").Child(contract.EnvQueueURL), props("Environment", "Variables", contract.EnvQueueURL), "function %s names its own queue by a literal URL, while the queue's name is given at deploy: the check cannot tell it is the queue the event source reads; give a reference to the queue", fnID)
 			}
 		}
 	}
@@ -447,7 +447,7 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, ft *template, fnID st
 		if !found && x != "" {
 			qt, qid, found = a.ByAlias(cfnmodel.SQSURLToARN(x), "AWS::SQS::Queue")
 			if ct, cid, channel := a.channelResponseQueue(); !found && channel && ct.Account != "" && ct.Region != "" && len(cfnmodel.Aliases(ct, cid)) > 1 {
-				f.add(ruleAnswersOnResponseQueue, fnID, s.Path+".environment."+contract.EnvResponseQueueURL, props("Environment", "Variables", contract.EnvResponseQueueURL), "function %s answers on a queue that is not the channel's response queue: the account service never reads its answers; name the channel's response queue", fnID)
+				f.add(ruleAnswersOnResponseQueue, fnID, s.Path.Child("environment").Child(contract.EnvResponseQueueURL), props("Environment", "Variables", contract.EnvResponseQueueURL), "function %s answers on a queue that is not the channel's response queue: the account service never reads its answers; name the channel's response queue", fnID)
 				return
 			}
 		}
@@ -457,7 +457,7 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, ft *template, fnID st
 		ct, cid, channel := a.channelResponseQueue()
 		own := qt == sc.t && (qid == s.QueueID || qid == s.DeadLetterID)
 		if own || channel && (ct != qt || cid != qid) {
-			f.add(ruleAnswersOnResponseQueue, fnID, s.Path+".environment."+contract.EnvResponseQueueURL, props("Environment", "Variables", contract.EnvResponseQueueURL), "function %s answers on %s, not the channel's response queue: the account service never reads its answers; name the channel's response queue", fnID, qid)
+			f.add(ruleAnswersOnResponseQueue, fnID, s.Path.Child("environment").Child(contract.EnvResponseQueueURL), props("Environment", "Variables", contract.EnvResponseQueueURL), "function %s answers on %s, not the channel's response queue: the account service never reads its answers; name the channel's response queue", fnID, qid)
 		}
 	}
 }

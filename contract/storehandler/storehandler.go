@@ -20,10 +20,13 @@
 package storehandler
 
 import (
+	"sort"
+
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"io"
 	"log/slog"
 	"os"
@@ -117,10 +120,20 @@ type Config struct {
 	PassTwoSender string
 }
 
-// ConfigError lists what is wrong with a Config.
-type ConfigError struct{ Problems []string }
+// ConfigError lists what is wrong with a Config, in the channel's validation
+// vocabulary (contract/problem): each problem's path is the Config field.
+type ConfigError struct{ Problems problem.List }
 
-func (e *ConfigError) Error() string { return fmt.Sprintf("storehandler: config: %v", e.Problems) }
+func (e *ConfigError) Error() string { return "storehandler: config:\n" + e.Problems.String() }
+
+// Unwrap gives the problems, each an error.
+func (e *ConfigError) Unwrap() []error {
+	out := make([]error, len(e.Problems))
+	for i, p := range e.Problems {
+		out[i] = p
+	}
+	return out
+}
 
 // Handler is the adapter; Handle is its Lambda entry point.
 type Handler struct {
@@ -130,33 +143,36 @@ type Handler struct {
 
 // New checks cfg and returns a Handler.
 func New(cfg Config) (*Handler, error) {
-	var p []string
+	var p problem.List
+	config := problem.Root("Config")
 	if !contract.IsSubscriberName(cfg.Env.Subscriber) {
-		p = append(p, "Env.Subscriber is not a subscriber name")
+		p.Add(config.Child("Env").Child("Subscriber"), problem.Invalid, "not a subscriber name")
 	}
 	if cfg.Env.BatchTimeout <= 0 {
-		p = append(p, "Env.BatchTimeout must be positive")
+		p.Add(config.Child("Env").Child("BatchTimeout"), problem.BelowMinimum, "must be positive")
 	}
 	if cfg.Responses == nil {
-		p = append(p, "Responses is required")
+		p.Add(config.Child("Responses"), problem.Missing, "required")
 	}
 	destructive := false
 	for pair, fn := range cfg.Implementations {
+		at := config.Child("Implementations").Key(string(pair.Type) + " with " + string(pair.KeyKind))
 		if !implementable(pair) {
-			p = append(p, fmt.Sprintf("%s with %s is not a pair a store can implement", pair.Type, pair.KeyKind))
+			p.Add(at, problem.Invalid, "not a pair a store can implement")
 		}
 		if fn == nil {
-			p = append(p, fmt.Sprintf("%s with %s has no function", pair.Type, pair.KeyKind))
+			p.Add(at, problem.Missing, "no function")
 		}
 		if pair.Type.IsDestructive() && (cfg.Queue == nil || cfg.Env.QueueURL == "") {
-			p = append(p, "Queue and Env.QueueURL are required for pass two of "+string(pair.Type))
+			p.Add(config.Child("Queue"), problem.Missing, "Queue and Env.QueueURL are required for pass two of %s", pair.Type)
 		}
 		destructive = destructive || pair.Type.IsDestructive()
 	}
 	if destructive && !validSender(cfg.PassTwoSender) {
-		p = append(p, "PassTwoSender must be \"<role id>:<function name>\" (contract.HandlerSenderID) for pass two")
+		p.Add(config.Child("PassTwoSender"), problem.Invalid, "must be \"<role id>:<function name>\" (contract.HandlerSenderID) for pass two")
 	}
 	if len(p) > 0 {
+		sort.Slice(p, func(i, j int) bool { return p[i].String() < p[j].String() }) // Implementations is a map
 		return nil, &ConfigError{Problems: p}
 	}
 	if cfg.Now == nil {

@@ -6,57 +6,31 @@
 package timing
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 )
 
-// ProblemType classifies a refused setting. Tests compare the type and the
-// path, never the prose.
-type ProblemType string
+// ProblemType, Problem and Problems are the channel's validation vocabulary
+// (contract/problem), under the names the timing rules have always used.
+type (
+	ProblemType = problem.Type
+	Problem     = problem.Problem
+	Problems    = problem.List
+)
 
-// The problem types.
+// The problem types (problem.Type).
 const (
-	AboveCap        ProblemType = "AboveCap"        // past a channel cap or an AWS limit
-	BelowMinimum    ProblemType = "BelowMinimum"    // below the least that works
-	NotDerived      ProblemType = "NotDerived"      // must equal a derivation and does not
-	UnresolvedToken ProblemType = "UnresolvedToken" // a CDK token where a cap must be checked at synth
-	FIFO            ProblemType = "FIFO"            // pass two needs per-message delay
-	Invalid         ProblemType = "Invalid"         // wrong shape: a name, a fraction, a missing input
-	BreaksTiming    ProblemType = "BreaksTiming"    // within the caps, but the sum breaks R
-	BreaksErasure   ProblemType = "BreaksErasure"   // deploys cleanly, then silently defeats an erasure
-	Missing         ProblemType = "Missing"         // a required safeguard is absent
-	ConfusedDeputy  ProblemType = "ConfusedDeputy"  // a service may act for any resource, not only the channel's
+	AboveCap        = problem.AboveCap
+	BelowMinimum    = problem.BelowMinimum
+	NotDerived      = problem.NotDerived
+	UnresolvedToken = problem.UnresolvedToken
+	FIFO            = problem.FIFO
+	Invalid         = problem.Invalid
+	BreaksTiming    = problem.BreaksTiming
+	BreaksErasure   = problem.BreaksErasure
+	Missing         = problem.Missing
+	ConfusedDeputy  = problem.ConfusedDeputy
 )
-
-// Problem is one refused setting: where, what kind, and the value and cap.
-type Problem struct {
-	Path   string // e.g. ErasureSubscriber[space].handlerTimeout
-	Type   ProblemType
-	Detail string
-}
-
-func (p Problem) String() string { return fmt.Sprintf("%s: %s: %s", p.Path, p.Type, p.Detail) }
-
-// Problems is every problem of one construct, reported together.
-type Problems []Problem
-
-// Add appends a problem.
-func (l *Problems) Add(path string, t ProblemType, format string, args ...any) {
-	*l = append(*l, Problem{Path: path, Type: t, Detail: fmt.Sprintf(format, args...)})
-}
-
-// Strings returns one line per problem.
-func (l Problems) Strings() []string {
-	out := make([]string, len(l))
-	for i, p := range l {
-		out[i] = p.String()
-	}
-	return out
-}
-
-func (l Problems) String() string { return strings.Join(l.Strings(), "\n") }
 
 // Store is one store's settings, in seconds and counts.
 type Store struct {
@@ -100,11 +74,11 @@ func (s Store) WorstCaseSeconds() int {
 	return s.QueueDelaySeconds + 2*pass + s.PassTwoDelaySeconds
 }
 
-// Check returns every way s breaks the channel's rules; path prefixes each
-// problem's field (e.g. "ErasureSubscriber[space]").
-func (s Store) Check(c contract.Constants, path string) Problems {
+// Check returns every way s breaks the channel's rules; each problem's path
+// is path's child, the setting (e.g. ErasureSubscriber[space].handlerTimeout).
+func (s Store) Check(c contract.Constants, path problem.Path) Problems {
 	var l Problems
-	f := func(field string) string { return path + "." + field }
+	f := path.Child
 	capped := func(field string, v, lo, hi int, hiName string) bool {
 		switch {
 		case v < lo:

@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"strings"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 func TestDefaultsHoldAndMatchTheSeedBound(t *testing.T) {
 	c := contract.Channel()
 	d := Defaults(c)
-	if p := d.Check(c, "S"); len(p) != 0 {
+	if p := d.Check(c, problem.Root("S")); len(p) != 0 {
 		t.Fatalf("defaults break the rules:\n%s", p)
 	}
 	if d.WorstCaseSeconds() != c.RedeliveryBoundSeconds() {
@@ -42,7 +43,7 @@ func TestCheckFindsEachProblem(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Defaults(c)
 			tc.mod(&s)
-			got := s.Check(c, "S")
+			got := s.Check(c, problem.Root("S"))
 			if len(got) != 1 || !strings.HasPrefix(got[0].String(), tc.want) {
 				t.Fatalf("got %v, want one %q", got, tc.want)
 			}
@@ -57,7 +58,7 @@ func TestBatchingWindowFitsWhenTheStoreHasSlack(t *testing.T) {
 	s := Defaults(c)
 	s.HandlerTimeoutSeconds, s.VisibilityTimeoutSeconds, s.BatchTimeoutSeconds = 30, 30*c.VisibilityTimeoutMultiplier, 30
 	s.MaxBatchingWindowSeconds, s.BatchSize = 20, 50
-	if p := s.Check(c, "S"); len(p) != 0 {
+	if p := s.Check(c, problem.Root("S")); len(p) != 0 {
 		t.Fatalf("refused: %s (worst case %d, R %d)", p, s.WorstCaseSeconds(), c.ExpiryPeriodSeconds)
 	}
 }

@@ -120,7 +120,7 @@ func (c *Cmd) Run(stdout io.Writer, asJSON bool) error {
 			Findings []findingOut `json:"findings"`
 		}{Stores: len(res.Stores), Failing: failing, Findings: []findingOut{}}
 		for _, f := range res.Findings {
-			fo := findingOut{Path: f.Path, Type: string(f.Type), Message: f.String(), Detail: f.Detail, Stack: f.Stack, Template: f.Template, LogicalID: f.LogicalID,
+			fo := findingOut{Path: f.Path.String(), Type: string(f.Type), Message: f.String(), Detail: f.Detail, Stack: f.Stack, Template: f.Template, LogicalID: f.LogicalID,
 				ConstructPath: f.ConstructPath, Property: f.PropertyPath(), Line: f.Line, Column: f.Column, Severity: string(erasurecheck.SeverityError),
 				Violation: erasurecheck.ViolationOf(f)}
 			if f.Rule != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
@@ -172,7 +173,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	if in.Constants != nil {
 		c = *in.Constants
 	}
-	path := "ErasureSubscriber[" + in.Name + "]"
+	path := problem.Root("ErasureSubscriber").Key(in.Name)
 	settings, problems := resolveSubscriber(in, c, path)
 	// Build with the checked settings when they hold, else with the safe
 	// defaults, so that CDK's own range checks never pre-empt the full list.
@@ -360,7 +361,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 					lookupRole(cur, this, in.Partition, ledger, in.Name, role.Arn)
 				}
 			} else {
-				problems.Add(path+".handler.role", timing.Missing, "the handler's role is imported, so its unique id (RoleId) is unknown and the handler cannot prove a pass-two marker its own: give the handler a role built in this app")
+				problems.Add(path.Child("handler").Child("role"), timing.Missing, "the handler's role is imported, so its unique id (RoleId) is unknown and the handler cannot prove a pass-two marker its own: give the handler a role built in this app")
 			}
 		}
 	} else {
@@ -529,10 +530,10 @@ func IsToken(s string) bool {
 }
 
 // resolveSubscriber turns the props into timing settings and lists every problem.
-func resolveSubscriber(p SubscriberInput, c contract.Constants, path string) (timing.Store, timing.Problems) {
+func resolveSubscriber(p SubscriberInput, c contract.Constants, path problem.Path) (timing.Store, timing.Problems) {
 	var l timing.Problems
 	s := timing.Defaults(c)
-	field := func(name string) string { return path + "." + name }
+	field := path.Child
 
 	if !contract.IsSubscriberName(p.Name) {
 		l.Add(field("name"), timing.Invalid, "%q is not a subscriber name: 1 to 64 of a-z, 0-9 and -, starting with a letter, not ending with -", p.Name)
@@ -561,7 +562,7 @@ func resolveSubscriber(p SubscriberInput, c contract.Constants, path string) (ti
 	if p.Handler != nil {
 		fnSeconds, ok := lambdaDefaultTimeoutSeconds, true
 		if t := p.Handler.Timeout; t != nil {
-			fnSeconds, ok = WholeSeconds(&l, field("handler.timeout"), t)
+			fnSeconds, ok = WholeSeconds(&l, path.Child("handler").Child("timeout"), t)
 		}
 		switch {
 		case !ok:
@@ -573,7 +574,7 @@ func resolveSubscriber(p SubscriberInput, c contract.Constants, path string) (ti
 		}
 	}
 	if p.HandlerProps != nil && p.HandlerProps.Timeout {
-		l.Add(field("handlerProps.timeout"), timing.Invalid, "set handlerTimeout, not handlerProps.timeout: the construct derives the queue from it")
+		l.Add(path.Child("handlerProps").Child("timeout"), timing.Invalid, "set handlerTimeout, not handlerProps.timeout: the construct derives the queue from it")
 	}
 	s.VisibilityTimeoutSeconds = c.VisibilityTimeoutMultiplier * s.HandlerTimeoutSeconds
 	if p.VisibilityTimeout != nil {
@@ -601,7 +602,7 @@ func resolveSubscriber(p SubscriberInput, c contract.Constants, path string) (ti
 
 // WholeSeconds reads d as whole seconds. ok is false, with a problem added,
 // for an unresolved token or a fraction of a second.
-func WholeSeconds(l *timing.Problems, path string, d *DurationFact) (int, bool) {
+func WholeSeconds(l *timing.Problems, path problem.Path, d *DurationFact) (int, bool) {
 	if d.Unresolved {
 		l.Add(path, timing.UnresolvedToken, "a token cannot be checked against its cap at synth; give a literal duration")
 		return 0, false
@@ -615,7 +616,7 @@ func WholeSeconds(l *timing.Problems, path string, d *DurationFact) (int, bool) 
 }
 
 // overrideSeconds sets *dst from d when d is given and reads as whole seconds.
-func overrideSeconds(l *timing.Problems, path string, d *DurationFact, dst *int) {
+func overrideSeconds(l *timing.Problems, path problem.Path, d *DurationFact, dst *int) {
 	if d == nil {
 		return
 	}
@@ -625,7 +626,7 @@ func overrideSeconds(l *timing.Problems, path string, d *DurationFact, dst *int)
 }
 
 // overrideNumber sets *dst from n when n is given and is a whole number.
-func overrideNumber(l *timing.Problems, path string, n *NumberFact, dst *int) {
+func overrideNumber(l *timing.Problems, path problem.Path, n *NumberFact, dst *int) {
 	if n == nil {
 		return
 	}
