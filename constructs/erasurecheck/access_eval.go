@@ -28,6 +28,9 @@ type assembly struct {
 	roleStmts map[string][]statement // roleStatements, once per role
 	roles     map[string]*principal  // appRole, once per role
 	readers   *readerIndex           // the app's possible queue readers, once (readerIndexOf)
+	// eventSources are the app's event sources by the source they name, once
+	// a resolution (eventSourcesOf).
+	eventSources *eventSourceIndex
 	// scps and rcps are Config.SCPs and RCPs placed: by account, its levels.
 	scps, rcps orgLevels
 	// sizes are the resource policies' sizes (policySize), once per

@@ -554,14 +554,9 @@ func (a *assembly) readStore(t *template, subID string, sub resource, c contract
 		props map[string]any
 	}
 	var esms []esm
-	queueNames := cfnmodel.Aliases(t, queueID)
 	// The queue's own stack first: its first reader is the store's handler.
-	for _, et := range append([]*template{t}, slices.DeleteFunc(slices.Clone(a.Templates), func(x *template) bool { return x == t })...) {
-		for _, id := range et.IDs() {
-			if r := et.Resources[id]; r.Type == "AWS::Lambda::EventSourceMapping" && a.namesOneOf(et, r.Properties["EventSourceArn"], queueNames) {
-				esms = append(esms, esm{id, et, r.Properties})
-			}
-		}
+	for _, e := range a.eventSourcesOf().readingFrom(cfnmodel.Aliases(t, queueID), t) {
+		esms = append(esms, esm{e.id, e.t, e.props})
 	}
 	// Every timing value the rules read; one only deploy knows is never
 	// assumed, it is a line (ruleValueOnlyDeployKnows).

@@ -121,7 +121,7 @@ func (a *assembly) setParams(p map[string]string) {
 
 func (a *assembly) setAssume(assume map[*template]map[string]bool) {
 	a.SetAssume(assume)
-	a.roleStmts, a.roles = nil, nil
+	a.roleStmts, a.roles, a.eventSources = nil, nil, nil
 }
 
 // boundaryOf is the permissions boundary of role or user id of t, nil when it
