@@ -427,11 +427,11 @@ func TestCheckRulesAcknowledgementsAndBoundaries(t *testing.T) {
 	store := withBoundary("arn:aws:iam::111111111111:policy/landing-zone")
 	r = erasurectl(t, nil, "check", "--topic-arn", topic, store)
 	if r.code != 1 || !strings.Contains(r.stdout, "ErasureSubscriber[plain].responseQueue: UnresolvedToken") ||
-		!strings.Contains(r.stdout, "[EC323 error; store/Handler Properties.Role; store.yaml:") {
+		!strings.Contains(r.stdout, "[EC323 error; store/HandlerRole Properties.PermissionsBoundary; store.yaml:") {
 		t.Fatalf("a boundary outside the app: exit %d, want 1 and its EC323 line\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if l := lineNumberOf(t, store, "      Role: !GetAtt HandlerRole.Arn"); !strings.Contains(r.stdout, fmt.Sprintf("store.yaml:%d:7]", l)) {
-		t.Errorf("the finding does not point at line %d, column 7 (the function's Role):\n%s", l, r.stdout)
+	if l := lineNumberOf(t, store, "      PermissionsBoundary: "); !strings.Contains(r.stdout, fmt.Sprintf("store.yaml:%d:7]", l)) {
+		t.Errorf("the finding does not point at line %d, column 7 (the role's PermissionsBoundary):\n%s", l, r.stdout)
 	}
 
 	allowAll := write("boundary.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)
@@ -448,7 +448,7 @@ func TestCheckRulesAcknowledgementsAndBoundaries(t *testing.T) {
 	}
 
 	store = withBoundary("arn:aws:iam::111111111111:policy/landing-zone")
-	acks := write("acks.yaml", "acknowledgements:\n  - rule: EC323\n    stack: store\n    logicalId: Handler\n    reason: the landing zone boundary allows every action the handler needs\n")
+	acks := write("acks.yaml", "acknowledgements:\n  - rule: EC323\n    stack: store\n    logicalId: HandlerRole\n    reason: the landing zone boundary allows every action the handler needs\n")
 	r = erasurectl(t, nil, "check", "--topic-arn", topic, "--acknowledgements", acks, store)
 	if r.code != 0 || !strings.Contains(r.stdout, "0 problems, 0 warnings, 1 acknowledged") ||
 		!strings.Contains(r.stdout, `acknowledged: ErasureSubscriber[plain].responseQueue: UnresolvedToken`) ||

@@ -102,7 +102,8 @@ func (a *assembly) isTopicKey(r topicRefs, keyIdent string) bool {
 // may send to the response queue and use the response queue's key.
 func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string, fn resource, env map[string]any) {
 	t, s, f := ft, sc.store, &sc.f
-	if _, _, ok := a.ResourceOf(a.Ident(t, fn.Properties["Role"])); !ok {
+	roleT, roleID, ok := a.ResourceOf(a.Ident(t, fn.Properties["Role"]))
+	if !ok {
 		return // an imported role: its policies are not in this assembly (README: known limits)
 	}
 	role := a.rolePrincipal(t, fn.Properties["Role"])
@@ -165,7 +166,10 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 	} else if v.Decision == Denied {
 		f.add(ruleHandlerAnswers, fnID, s.Path.Child("responseQueue"), props("Role"), "the role of function %s may not sqs:SendMessage to the response queue (%s): every answer fails and the store's requests dead-letter; grant sqs:SendMessage on it", fnID, v.Because)
 	} else if b := role.Boundary; v.Decision == Undecided && b != nil && b.Unknown != "" {
-		f.add(ruleUnreadableBoundary, fnID, s.Path.Child("responseQueue"), props("Role"), "the role of function %s has a permissions boundary the check cannot read (%s), so whether it may answer is not known; check the app that declares the boundary, or declare it in this app", fnID, b.Unknown)
+		// About the role's boundary, so that it is the role (or a construct
+		// above it) a team acknowledges it on.
+		f.in(roleT, roleID)
+		f.add(ruleUnreadableBoundary, roleID, s.Path.Child("responseQueue"), props("PermissionsBoundary"), "the role of function %s has a permissions boundary the check cannot read (%s), so whether it may answer is not known; pass its document (--boundary), declare it in this app, or acknowledge EC323 on the role with a reason", fnID, b.Unknown)
 	}
 	if rkey == nil {
 		return
