@@ -263,30 +263,9 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 		edit  func(t *testing.T, tpls map[string]template)
 		broke cellKey
 	}{
-		{"the roster's allow and deny both without condition", func(t *testing.T, tpls map[string]template) {
-			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "RosterSendResponses")
-			for _, s := range doc["Statement"].([]any) {
-				if sm := s.(map[string]any); sm["Sid"] == "RosterSendResponses" || sm["Sid"] == "OnlyRosterHandlersAnswer" {
-					delete(sm, "Condition")
-					sm["Effect"] = "Allow"
-				}
-			}
-		}, cellKey{"other/222222222222", "sqs:SendMessage", "response-queue"}},
-		{"a handler loses its answer grant (narrowed)", func(t *testing.T, tpls map[string]template) {
-			doc := policyDoc(t, tpls["SpaceStore"], "AWS::IAM::Policy", "")
-			var keep []any
-			for _, s := range doc["Statement"].([]any) {
-				if s.(map[string]any)["Action"] != "sqs:SendMessage" {
-					keep = append(keep, s)
-				}
-			}
-			doc["Statement"] = keep
-		}, cellKey{"handler/space", "sqs:SendMessage", "response-queue"}},
-		{"a deny the evaluator cannot judge", func(t *testing.T, tpls map[string]template) {
-			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "OnlyRosterHandlersAnswer")
-			addStatement(t, doc, map[string]any{"Effect": "Deny", "Principal": "*", "Action": "sqs:*", "Resource": "*",
-				"Condition": map[string]any{"DateGreaterThan": map[string]any{"aws:CurrentTime": "2027-01-01T00:00:00Z"}}})
-		}, cellKey{"account-service", "sqs:ReceiveMessage", "response-queue"}},
+		{"the roster's allow and deny both without condition", openRoster, cellKey{"other/222222222222", "sqs:SendMessage", "response-queue"}},
+		{"a handler loses its answer grant (narrowed)", dropAnswerGrant, cellKey{"handler/space", "sqs:SendMessage", "response-queue"}},
+		{"a deny the evaluator cannot judge", addUnjudgeableDeny, cellKey{"account-service", "sqs:ReceiveMessage", "response-queue"}},
 		{"a second queue policy on a store queue", func(t *testing.T, tpls map[string]template) {
 			res := tpls["SpaceStore"]["Resources"].(map[string]any)
 			for id, r := range tpls["SpaceStore"].resources("AWS::SQS::QueuePolicy") {
@@ -425,6 +404,39 @@ func TestAnUnrelatedNotPrincipalDenyDecidesNothing(t *testing.T) {
 	if c := cellsByKey(m)[cellKey{"admin/111111111111", "sqs:TagQueue", "response-queue"}]; c.Got != erasurecheck.Denied || c.Holds() {
 		t.Errorf("the NotPrincipal deny does not reach an administrator's TagQueue: %+v", c)
 	}
+}
+
+// The example app's policies widened or narrowed, each one way (the access
+// matrix's tests and the channel rules' fixtures share them):
+// openRoster lets anyone answer on the response queue (the roster's allow and
+// deny both without condition);
+func openRoster(t *testing.T, tpls map[string]template) {
+	doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "RosterSendResponses")
+	for _, s := range doc["Statement"].([]any) {
+		if sm := s.(map[string]any); sm["Sid"] == "RosterSendResponses" || sm["Sid"] == "OnlyRosterHandlersAnswer" {
+			delete(sm, "Condition")
+			sm["Effect"] = "Allow"
+		}
+	}
+}
+
+// dropAnswerGrant takes the space store's handler's answer grant away;
+func dropAnswerGrant(t *testing.T, tpls map[string]template) {
+	doc := policyDoc(t, tpls["SpaceStore"], "AWS::IAM::Policy", "")
+	var keep []any
+	for _, s := range doc["Statement"].([]any) {
+		if s.(map[string]any)["Action"] != "sqs:SendMessage" {
+			keep = append(keep, s)
+		}
+	}
+	doc["Statement"] = keep
+}
+
+// addUnjudgeableDeny adds a Deny with a condition the evaluator cannot judge.
+func addUnjudgeableDeny(t *testing.T, tpls map[string]template) {
+	doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "OnlyRosterHandlersAnswer")
+	addStatement(t, doc, map[string]any{"Effect": "Deny", "Principal": "*", "Action": "sqs:*", "Resource": "*",
+		"Condition": map[string]any{"DateGreaterThan": map[string]any{"aws:CurrentTime": "2027-01-01T00:00:00Z"}}})
 }
 
 // policyDoc returns the policy document of the resource of type typ in tpl

@@ -34,30 +34,9 @@ func TestChannelRuleFixtures(t *testing.T) {
 				return slices.DeleteFunc(slices.Clone(names), func(n any) bool { return n == "space" })
 			})
 		}},
-		{"EC611", func(t *testing.T, dir string, tpls map[string]template) {
-			doc := policyDoc(t, tpls["SpaceStore"], "AWS::IAM::Policy", "")
-			var keep []any
-			for _, s := range doc["Statement"].([]any) {
-				if s.(map[string]any)["Action"] != "sqs:SendMessage" {
-					keep = append(keep, s)
-				}
-			}
-			doc["Statement"] = keep
-		}},
-		{"EC612", func(t *testing.T, dir string, tpls map[string]template) {
-			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "RosterSendResponses")
-			for _, s := range doc["Statement"].([]any) {
-				if sm := s.(map[string]any); sm["Sid"] == "RosterSendResponses" || sm["Sid"] == "OnlyRosterHandlersAnswer" {
-					delete(sm, "Condition")
-					sm["Effect"] = "Allow"
-				}
-			}
-		}},
-		{"EC613", func(t *testing.T, dir string, tpls map[string]template) {
-			doc := policyDoc(t, tpls["ErasureChannel"], "AWS::SQS::QueuePolicy", "OnlyRosterHandlersAnswer")
-			addStatement(t, doc, map[string]any{"Effect": "Deny", "Principal": "*", "Action": "sqs:*", "Resource": "*",
-				"Condition": map[string]any{"DateGreaterThan": map[string]any{"aws:CurrentTime": "2027-01-01T00:00:00Z"}}})
-		}},
+		{"EC611", func(t *testing.T, dir string, tpls map[string]template) { dropAnswerGrant(t, tpls) }},
+		{"EC612", func(t *testing.T, dir string, tpls map[string]template) { openRoster(t, tpls) }},
+		{"EC613", func(t *testing.T, dir string, tpls map[string]template) { addUnjudgeableDeny(t, tpls) }},
 		{"EC614", func(t *testing.T, dir string, tpls map[string]template) {
 			for _, r := range tpls["ErasureChannel"].resources("AWS::SNS::Topic") {
 				if md, ok := r["Metadata"].(map[string]any); ok {

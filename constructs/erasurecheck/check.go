@@ -4,14 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
-	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -626,14 +624,4 @@ func (a *assembly) readerSettings(set *timing.Store, et *template, esm map[strin
 	} else {
 		set.BatchTimeoutSeconds = min(set.BatchTimeoutSeconds, max(timeout, 1))
 	}
-}
-
-// namesOneOf says whether v names one of a resource's names (its reference
-// or the ARN of its name), an unknown account or region matching any.
-func (a *assembly) namesOneOf(t *template, v any, names []string) bool {
-	id := a.Pattern(t, v)
-	if id == "" {
-		return false
-	}
-	return slices.ContainsFunc(names, func(n string) bool { return iameval.ARNsMeet(id, n) })
 }
