@@ -87,8 +87,8 @@ export function runCheck(args: string[], inherit = false): CheckRun {
   const err: Buffer[] = [];
   const wasi = new Wasi({
     // GOGC=off under a memory limit: the module collects garbage only near
-    // the limit, which an app's check rarely reaches (its single-threaded
-    // collector was a sixth of a 100-store check).
+    // the limit, which an app's check rarely reaches (its collector runs in
+    // the one thread the check has).
     args: ['erasure-check', ...args], env: { PWD: process.cwd(), GOGC: 'off', GOMEMLIMIT: '1GiB' }, files: true,
     stdout: (b) => (inherit ? process.stdout.write(b) : out.push(Buffer.from(b))),
     stderr: (b) => (inherit ? process.stderr.write(b) : err.push(Buffer.from(b))),
