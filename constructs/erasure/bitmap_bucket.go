@@ -291,9 +291,11 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 		// The library writes keys of its own choosing under its prefix: the
 		// object actions can only be granted on <bucket>/<prefix>*.
 		arn := "Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix
-		handOver(plan.SuppressionApplying("AwsSolutions-IAM5",
+		h := newHandover(nil)
+		h.design.Suppressions = []plan.Suppression{plan.SuppressionApplying("AwsSolutions-IAM5",
 			"The bitmap library names its objects (registry rows, generations) under its prefix at run time; the object actions are limited to <bucket>/"+b.Prefix+"*, version reads and deletes to its generation keys <bucket>/"+b.Prefix+"*/segments/*, the bucket itself gets only s3:ListBucket and s3:ListBucketVersions.",
-			[]string{arn + "*", arn + "*/segments/*"}, role))
+			[]string{arn + "*", arn + "*/segments/*"}, h.name(role))}
+		h.apply()
 	}
 	s.Function.AddEnvironment(jsii.String(contract.EnvBitmapBucket), b.Bucket.BucketName(), nil)
 	s.Function.AddEnvironment(jsii.String(contract.EnvBitmapPrefix), jsii.String(b.Prefix), nil)

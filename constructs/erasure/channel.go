@@ -161,12 +161,12 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	// subscription to it in the synthesized templates (applied with the
 	// roster's admission, in one call).
 	topicMark := lockedTopic(ch.Topic)
-	topicMark.Mark(channelmeta.TopicMetadataKey, true)
+	topicMark.MarkFlag(channelmeta.TopicMetadataKey, true)
 	ch.ResponseKey = newKey(this, "ResponseKey", "Erasure response queue and its dead-letter queue")
-	ch.ResponseQueue, ch.ResponseDeadLetterQueue = buildPair(queuePair{
-		IDPrefix: "Response", Key: ch.ResponseKey, RetentionSeconds: c.QueueRetentionSeconds,
+	ch.ResponseQueue, ch.ResponseDeadLetterQueue = buildPair(this, ch.ResponseKey, plan.QueuePair{
+		IDPrefix: "Response", RetentionSeconds: c.QueueRetentionSeconds,
 		MaxReceiveCount: c.MaxReceiveCount, QueueName: props.ResponseQueueName,
-	}, this)
+	})
 
 	early := []*locked{topicMark}
 	if len(props.Stores) > 0 && len(problems) == 0 {
@@ -184,46 +184,59 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		ch.admitAccounts("StoreAccounts", principals)
 	}
 
-	// The channel's alarms and their suppressions, in one call (handover.go).
-	var b batch
-	responseDLQAt := b.DeadLetterAlarm(this, "ResponseDeadLetterAlarm", ch.ResponseDeadLetterQueue,
-		"Store answers reached the response dead-letter queue: the account service failed to process them.")
-	oldestAt := b.OldestMessageAlarm(this, "OldestResponseAlarm", ch.ResponseQueue, c.ExpiryPeriodSeconds,
-		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds))
-	refusedAnswersAlarmAt := b.MetricAlarm(this, "RefusedAnswersAlarm",
-		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
-		b.Result(b.readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	conflictingAnswersAlarmAt := b.MetricAlarm(this, "ConflictingAnswersAlarm",
-		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
-		b.Result(b.readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	ledgerRefusedAnswersAlarmAt := b.MetricAlarm(this, "LedgerRefusedAnswersAlarm",
-		"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
-		b.Result(b.ledgerRefusals()), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	exhaustedRebroadcastsAlarmAt := b.MetricAlarm(this, "ExhaustedRebroadcastsAlarm",
-		fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
-		b.Result(b.readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	overdueRequestsAlarmAt := b.MetricAlarm(this, "OverdueRequestsAlarm",
-		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
-		b.Result(b.readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	receiptLogRefusedAlarmAt := b.MetricAlarm(this, "ReceiptLogRefusedAlarm",
-		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
-		b.Result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-	receiptLogRolledBackAlarmAt := b.MetricAlarm(this, "ReceiptLogRolledBackAlarm",
-		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
-		b.Result(b.readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil)), 1, awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+	// The channel's alarms and their suppressions, in one hand-over.
+	h := newHandover(nil)
+	here, responseQueue, responseDLQ := h.name(this), h.name(ch.ResponseQueue), h.name(ch.ResponseDeadLetterQueue)
+	metric := func(name, code string) plan.Name {
+		as := plan.Name(fmt.Sprintf("metric%d", len(h.design.Metrics)))
+		h.design.Metrics = append(h.design.Metrics, plan.NamedMetric{Metric: readerMetric(name, code), As: as})
+		return as
+	}
+	h.design.Sums = []plan.MetricSum{ledgerRefusals("ledgerRefusals")}
+	alarm := func(id, description string, m plan.Name) plan.Alarm {
+		return plan.MetricAlarm(here, id, description, m, 1, plan.GreaterThanOrEqual, plan.Name(id))
+	}
+	h.design.Alarms = []plan.Alarm{
+		plan.DeadLetterAlarm(here, "ResponseDeadLetterAlarm", responseDLQ,
+			"Store answers reached the response dead-letter queue: the account service failed to process them.", "ResponseDeadLetterAlarm"),
+		plan.OldestMessageAlarm(here, "OldestResponseAlarm", responseQueue, c.ExpiryPeriodSeconds,
+			fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds),
+			"OldestResponseAlarm"),
+		alarm("RefusedAnswersAlarm",
+			"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
+			metric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster)),
+		alarm("ConflictingAnswersAlarm",
+			"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
+			metric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer)),
+		alarm("LedgerRefusedAnswersAlarm",
+			"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
+			"ledgerRefusals"),
+		alarm("ExhaustedRebroadcastsAlarm",
+			fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
+			metric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted)),
+		alarm("OverdueRequestsAlarm",
+			fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
+			metric(contract.MetricRequestsOverdue, contract.CodeOverdue)),
+		alarm("ReceiptLogRefusedAlarm",
+			"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
+			metric(contract.MetricReceiptLogRefused, contract.CodeLogForged)),
+		alarm("ReceiptLogRolledBackAlarm",
+			"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
+			metric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack)),
+	}
 	alarms := []*awscloudwatch.Alarm{&ch.ResponseDeadLetterAlarm, &ch.OldestResponseAlarm, &ch.RefusedAnswersAlarm, &ch.ConflictingAnswersAlarm,
 		&ch.LedgerRefusedAnswersAlarm, &ch.ExhaustedRebroadcastsAlarm, &ch.OverdueRequestsAlarm, &ch.ReceiptLogRefusedAlarm, &ch.ReceiptLogRolledBackAlarm}
-	at := []int{responseDLQAt, oldestAt, refusedAnswersAlarmAt, conflictingAnswersAlarmAt, ledgerRefusedAnswersAlarmAt,
-		exhaustedRebroadcastsAlarmAt, overdueRequestsAlarmAt, receiptLogRefusedAlarmAt, receiptLogRolledBackAlarmAt}
-	made := make([]any, len(at))
-	for i, a := range at {
-		made[i] = b.Result(a)
+	names := make([]plan.Name, len(h.design.Alarms))
+	for i, a := range h.design.Alarms {
+		names[i] = a.As
 	}
-	b.Add(plan.AlarmActionsSuppression(made...))
-	b.Add(plan.Suppression(map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}, ch.ResponseDeadLetterQueue))
-	results := b.run()
-	for i, a := range at {
-		*alarms[i] = results[a].(awscloudwatch.Alarm)
+	h.design.Suppressions = []plan.Suppression{
+		plan.AlarmActionsSuppression(names...),
+		plan.NewSuppression(map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}, responseDLQ),
+	}
+	made, _ := h.apply()
+	for i, n := range names {
+		*alarms[i] = made[n].(awscloudwatch.Alarm)
 	}
 	if len(problems) > 0 {
 		this.Node().AddValidation(problemsValidation(problems))
@@ -254,13 +267,13 @@ func (ch *ErasureChannel) admitRoster(topic *locked) []*locked {
 		ch.admitRosterAccounts(ch.principalsOfOtherAccounts(), handlers, topic, responses, key)
 		locks = append(locks, key)
 	}
-	responses.Deny("OnlyRosterHandlersAnswer", []string{"sqs:SendMessage"}, nil, map[string]any{"ArnNotLike": map[string]any{"aws:PrincipalArn": handlers}})
+	responses.Deny("OnlyRosterHandlersAnswer", []string{"sqs:SendMessage"}, nil, plan.Conditions{"ArnNotLike": {"aws:PrincipalArn": plan.One(handlers)}})
 	if !r.inChannelAccount {
 		// No store of the channel's own account: its roles under the handler
 		// path are no roster store's (a same-account role needs no Allow).
 		responses.Deny("NoHandlerOfTheChannelAccountAnswers", []string{"sqs:SendMessage"}, nil, channelAccountHandlers(r.channelAccount, handlers))
 	}
-	names := make([]any, 0, len(r.stores))
+	names := make([]string, 0, len(r.stores))
 	for _, st := range r.stores {
 		names = append(names, st.Name)
 	}
@@ -268,18 +281,18 @@ func (ch *ErasureChannel) admitRoster(topic *locked) []*locked {
 	// assembly (the stack's metadata file), which tools read, and never into
 	// the template, which keeps their number alone.
 	ch.ResponseQueue.Node().DefaultChild().Node().AddMetadata(jsii.String(RosterMetadataKey), names, nil)
-	responses.Mark(channelmeta.RosterSizeMetadataKey, len(names))
+	responses.MarkCount(channelmeta.RosterSizeMetadataKey, len(names))
 	accounts := r.accounts
 	if ch.organization != "" {
 		// The organisation stands for the roster's other accounts; the
 		// channel's own is admitted only while a store is in it.
-		responses.Mark(channelmeta.OrganizationMetadataKey, ch.organization)
+		responses.MarkText(channelmeta.OrganizationMetadataKey, ch.organization)
 		accounts = nil
 		if r.inChannelAccount {
 			accounts = []string{r.channelAccount}
 		}
 	}
-	responses.Mark(channelmeta.RosterAccountsMetadataKey, plan.AnyList(accounts))
+	responses.MarkList(channelmeta.RosterAccountsMetadataKey, accounts)
 	return locks
 }
 
@@ -287,19 +300,19 @@ func (ch *ErasureChannel) admitRoster(topic *locked) []*locked {
 // shared policies admit the roster's other accounts by: the organisation
 // (aws:PrincipalOrgID, one id however many accounts), or the roster's
 // accounts other than the channel's, by id (aws:PrincipalAccount).
-func (ch *ErasureChannel) principalsOfOtherAccounts() map[string]any {
+func (ch *ErasureChannel) principalsOfOtherAccounts() map[string]plan.Values {
 	if ch.organization != "" {
-		return map[string]any{"aws:PrincipalOrgID": ch.organization}
+		return map[string]plan.Values{"aws:PrincipalOrgID": plan.One(ch.organization)}
 	}
-	return map[string]any{"aws:PrincipalAccount": plan.AnyList(ch.roster.others)}
+	return map[string]plan.Values{"aws:PrincipalAccount": plan.List(ch.roster.others...)}
 }
 
 // channelAccountHandlers is the condition of a principal under the handler
 // path in the channel's own account.
-func channelAccountHandlers(channelAccount, handlers string) map[string]any {
-	return map[string]any{
-		"StringEquals": map[string]any{"aws:PrincipalAccount": channelAccount},
-		"ArnLike":      map[string]any{"aws:PrincipalArn": handlers},
+func channelAccountHandlers(channelAccount, handlers string) plan.Conditions {
+	return plan.Conditions{
+		"StringEquals": {"aws:PrincipalAccount": plan.One(channelAccount)},
+		"ArnLike":      {"aws:PrincipalArn": plan.One(handlers)},
 	}
 }
 
@@ -333,19 +346,19 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	topic.AdministeredBy(channelpolicy.Topic, admins, channelpolicy.TopicData)
 	// SNS answers over plain HTTP too, and the topic's EnforceSSL denies only
 	// sns:Publish without TLS: every other action is denied here.
-	topic.Deny("EveryActionOverTLSOnly", nil, []string{"sns:Publish"}, map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}})
+	topic.Deny("EveryActionOverTLSOnly", nil, []string{"sns:Publish"}, plan.Conditions{"Bool": {"aws:SecureTransport": plan.One("false")}})
 	topicKey := lockedKey(ch.TopicKey)
 	topicKey.AdministeredBy(channelpolicy.TopicKey, admins, channelpolicy.KeyUse)
 	if len(props.Publishers) > 0 {
-		topic.Mark(channelpolicy.PublishersMetadataKey, plan.AnyList(props.Publishers))
+		topic.MarkList(channelpolicy.PublishersMetadataKey, props.Publishers)
 		topic.OnlyFrom("OnlyPublishersPublish", []string{"sns:Publish"}, props.Publishers, nil)
 		// SNS uses the key for the publisher (its ARN is the caller's). A
 		// service principal needs an Allow of the key policy, which has none,
 		// so the Deny leaves services out rather than name the topic (which
 		// would be a dependency cycle: the topic names the key).
-		topicKey.Deny("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, nil, map[string]any{
-			"ArnNotLike": map[string]any{"aws:PrincipalArn": plan.AnyList(props.Publishers)},
-			"Bool":       map[string]any{"aws:PrincipalIsAWSService": "false"},
+		topicKey.Deny("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, nil, plan.Conditions{
+			"ArnNotLike": {"aws:PrincipalArn": plan.List(props.Publishers...)},
+			"Bool":       {"aws:PrincipalIsAWSService": plan.One("false")},
 		})
 	}
 	if len(r.stores) > 0 {
@@ -377,7 +390,7 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	key := lockedKey(ch.ResponseKey)
 	key.AdministeredBy(channelpolicy.ResponseKey, admins, channelpolicy.KeyUse)
 	if len(readers) > 0 {
-		responses.Mark(channelpolicy.ReadersMetadataKey, plan.AnyList(readers))
+		responses.MarkList(channelpolicy.ReadersMetadataKey, readers)
 		responses.OnlyFrom("OnlyReadersConsume", channelpolicy.QueueConsume, readers, nil)
 		responses.OnlyFrom("OnlyReadersAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append(append([]string{}, readers...), admins...), nil)
 		if len(r.stores) > 0 {
@@ -401,21 +414,21 @@ func (ch *ErasureChannel) lockSubscriptions(topic *locked, admins []string) {
 	r := ch.roster
 	subscribe := []string{"sns:Subscribe"}
 	topic.OnlyFrom("OnlyAdministratorsSubscribe", subscribe, admins, nil)
-	topic.Deny("SubscribeOnlySqs", subscribe, nil, map[string]any{"StringNotEquals": map[string]any{"sns:Protocol": "sqs"}})
-	topic.Deny("SubscribeOnlyStoreQueuesOfTheSubscribersAccount", subscribe, nil, map[string]any{"StringNotLike": map[string]any{
-		"sns:Endpoint": fmt.Sprintf("arn:%s:sqs:*:${aws:PrincipalAccount}:%s*", partition(), contract.QueueNamePrefix)}})
+	topic.Deny("SubscribeOnlySqs", subscribe, nil, plan.Conditions{"StringNotEquals": {"sns:Protocol": plan.One("sqs")}})
+	topic.Deny("SubscribeOnlyStoreQueuesOfTheSubscribersAccount", subscribe, nil, plan.Conditions{"StringNotLike": {
+		"sns:Endpoint": plan.One(fmt.Sprintf("arn:%s:sqs:*:${aws:PrincipalAccount}:%s*", partition(), contract.QueueNamePrefix))}})
 	switch {
 	case !r.knowsChannelAccount:
 		// An environment-agnostic channel: its account is only known at
 		// deploy, so the roster's accounts are named outright (or the
 		// organisation is).
-		who := map[string]any{"aws:PrincipalAccount": plan.AnyList(r.accounts)}
+		who := map[string]plan.Values{"aws:PrincipalAccount": plan.List(r.accounts...)}
 		if ch.organization != "" {
-			who = map[string]any{"aws:PrincipalOrgID": ch.organization}
+			who = map[string]plan.Values{"aws:PrincipalOrgID": plan.One(ch.organization)}
 		}
-		topic.Deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, map[string]any{"StringNotEquals": who})
+		topic.Deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, plan.Conditions{"StringNotEquals": who})
 	case !r.inChannelAccount:
-		topic.Deny("NoOneOfTheChannelAccountSubscribes", subscribe, nil, map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": r.channelAccount}})
+		topic.Deny("NoOneOfTheChannelAccountSubscribes", subscribe, nil, plan.Conditions{"StringEquals": {"aws:PrincipalAccount": plan.One(r.channelAccount)}})
 	}
 }
 
@@ -441,7 +454,7 @@ func allowDeclared(sid string, accounts, arns, resources []string, also map[stri
 	for _, a := range accounts {
 		principals = append(principals, awsiam.NewAccountPrincipal(jsii.String(a)))
 	}
-	cond := map[string]any{"ArnEquals": map[string]any{"aws:PrincipalArn": plan.AnyList(arns)}}
+	cond := map[string]any{"ArnEquals": map[string]any{"aws:PrincipalArn": arns}}
 	if len(also) > 0 {
 		cond["StringEquals"] = also
 	}
@@ -472,21 +485,21 @@ func appendNew(list []string, s string) []string {
 // its key through SQS, and lets their principals subscribe an SQS queue (the
 // topic's locks narrow it to their administrators and their own store queues):
 // Allows for every principal, on topic, responses and key.
-func (ch *ErasureChannel) admitRosterAccounts(accounts map[string]any, handlers string, topic, responses, key *locked) {
+func (ch *ErasureChannel) admitRosterAccounts(accounts map[string]plan.Values, handlers string, topic, responses, key *locked) {
 	region := envOf(ch.Construct).region
-	with := func(more map[string]any) map[string]any {
+	with := func(more map[string]plan.Values) map[string]plan.Values {
 		out := maps.Clone(accounts)
 		maps.Copy(out, more)
 		return out
 	}
-	topic.Allow("RosterSubscribeSqs", []string{"sns:Subscribe"}, map[string]any{"StringEquals": with(map[string]any{"sns:Protocol": "sqs"})})
-	responses.Allow("RosterSendResponses", []string{"sqs:SendMessage"}, map[string]any{
+	topic.Allow("RosterSubscribeSqs", []string{"sns:Subscribe"}, plan.Conditions{"StringEquals": with(map[string]plan.Values{"sns:Protocol": plan.One("sqs")})})
+	responses.Allow("RosterSendResponses", []string{"sqs:SendMessage"}, plan.Conditions{
 		"StringEquals": accounts,
-		"ArnLike":      map[string]any{"aws:PrincipalArn": handlers},
+		"ArnLike":      {"aws:PrincipalArn": plan.One(handlers)},
 	})
-	key.Allow("RosterEncryptResponsesViaSqs", []string{"kms:GenerateDataKey", "kms:Decrypt"}, map[string]any{
-		"StringEquals": with(map[string]any{"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)}),
-		"ArnLike":      map[string]any{"aws:PrincipalArn": handlers},
+	key.Allow("RosterEncryptResponsesViaSqs", []string{"kms:GenerateDataKey", "kms:Decrypt"}, plan.Conditions{
+		"StringEquals": with(map[string]plan.Values{"kms:ViaService": plan.One(fmt.Sprintf("sqs.%s.amazonaws.com", region))}),
+		"ArnLike":      {"aws:PrincipalArn": plan.One(handlers)},
 	})
 }
 
@@ -523,75 +536,61 @@ func (ch *ErasureChannel) admitAccounts(sidPrefix string, principals []awsiam.IP
 // because their sender is not the handler of the store they name (all codes
 // summed), per 5 minutes.
 func (ch *ErasureChannel) MetricAnswersRefused(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	return readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, opts)
+	return readerMetricOf(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, opts)
 }
 
 // MetricAnswersConflicting is the count of answers that contradicted their
 // store's earlier answer to the same round, per 5 minutes.
 func (ch *ErasureChannel) MetricAnswersConflicting(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	return readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, opts)
+	return readerMetricOf(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, opts)
 }
 
 // MetricLedgerRefusals is the sum of the ledger's refusals of authenticated
 // answers over every ledger refusal code, per 5 minutes.
 func (ch *ErasureChannel) MetricLedgerRefusals() awscloudwatch.MathExpression {
-	var b batch
-	at := b.ledgerRefusals()
-	return b.run()[at].(awscloudwatch.MathExpression)
+	d := plan.NewDesign()
+	d.Sums = []plan.MetricSum{ledgerRefusals(plan.NameMetric)}
+	made, _ := applyDesign(d, nil)
+	return made[plan.NameMetric].(awscloudwatch.MathExpression)
 }
 
-// readerMetric is one of the response reader's metrics, by its code, in one
-// call.
-func readerMetric(name, code string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	var b batch
-	at := b.readerMetric(name, code, opts)
-	return b.run()[at].(awscloudwatch.Metric)
+// readerMetricOf is one of the response reader's metrics, by its code, with
+// opts (when given) over it, in one call.
+func readerMetricOf(name, code string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return metricOf(readerMetric(name, code), opts)
 }
 
-// The response reader's metrics are sums over 5 minutes unless asked
-// otherwise.
+// metricOf is m with opts (when given) over it, made in one call.
+func metricOf(m plan.Metric, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	objects := map[plan.Name]any{}
+	if opts != nil {
+		objects[plan.NameOptions] = opts
+	}
+	made, _ := applyDesign(plan.Metrics(m, opts != nil), objects)
+	return made[plan.NameMetric].(awscloudwatch.Metric)
+}
+
+// The response reader's metrics are sums over 5 minutes.
 const (
 	readerMetricStatistic     = "Sum"
 	readerMetricPeriodMinutes = 5
 )
 
-// readerMetric is one of the response reader's metrics, by its code, made
-// in the batch (opts, when given, overrides its statistic, period and
-// label): its index.
-func (b *batch) readerMetric(name, code string, opts *awscloudwatch.MetricOptions) int {
-	props := map[string]any{
-		"namespace": contract.MetricNamespace, "metricName": name,
-		"dimensionsMap": map[string]any{contract.MetricDimensionCode: code},
-		"statistic":     readerMetricStatistic, "period": minutes(readerMetricPeriodMinutes),
-	}
-	if opts != nil {
-		if opts.Statistic != nil {
-			props["statistic"] = *opts.Statistic
-		}
-		if opts.Period != nil {
-			props["period"] = opts.Period
-		}
-		if opts.Label != nil {
-			props["label"] = *opts.Label
-		}
-	}
-	return b.Add(map[string]any{"op": "metric", "props": props})
+// readerMetric is one of the response reader's metrics, by its code.
+func readerMetric(name, code string) plan.Metric {
+	return plan.Metric{Namespace: contract.MetricNamespace, MetricName: name, Dimensions: map[string]string{contract.MetricDimensionCode: code},
+		Statistic: readerMetricStatistic, PeriodMinutes: readerMetricPeriodMinutes}
 }
 
-// ledgerRefusals is MetricLedgerRefusals made in the batch, its terms r0,
-// r1, … one for each ledger refusal code (contract.LedgerRefusalCodes):
-// its index.
-func (b *batch) ledgerRefusals() int {
-	using := map[string]any{}
-	terms := make([]string, len(contract.LedgerRefusalCodes))
+// ledgerRefusals is MetricLedgerRefusals, made as as: the sum of the
+// reader's refusals over every ledger refusal code
+// (contract.LedgerRefusalCodes).
+func ledgerRefusals(as plan.Name) plan.MetricSum {
+	terms := make([]plan.Metric, len(contract.LedgerRefusalCodes))
 	for i, code := range contract.LedgerRefusalCodes {
-		terms[i] = fmt.Sprintf("r%d", i)
-		using[terms[i]] = b.Result(b.readerMetric(contract.MetricAnswersRefused, code, nil))
+		terms[i] = readerMetric(contract.MetricAnswersRefused, code)
 	}
-	return b.Add(map[string]any{"op": "mathExpression", "props": map[string]any{
-		"expression": strings.Join(terms, "+"), "usingMetrics": using, "label": "refused by the ledger",
-		"period": minutes(readerMetricPeriodMinutes),
-	}})
+	return plan.MetricSum{Terms: terms, Label: "refused by the ledger", PeriodMinutes: readerMetricPeriodMinutes, As: as}
 }
 
 // GrantPublish lets grantee (the account service) publish to the topic,

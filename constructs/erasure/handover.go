@@ -7,7 +7,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"sync"
 
 	"github.com/aws/constructs-go/constructs/v10"
@@ -16,43 +15,38 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 )
 
-// The constructs decide every lock statement, every metadata entry on a
-// locked resource and every cdk-nag suppression in Go, as data, and hand a
-// list of them to the jsii kernel in one call: handover/index.js carries
-// them out with the aws-cdk-lib calls the Go code made one round trip at a
-// time (a statement, its AddToResourcePolicy and the result's fields, each
-// metadata entry, each construct's node and default child). A store costs
-// about half the round trips it did (TestJsiiCallsPerStore), and the
-// templates are byte for byte what they were.
+// The constructs hand what they build many of (a store's resources and
+// wiring, every lock statement, every cdk-nag suppression) to the jsii
+// kernel as one typed design (plan.Design) per call: handover/apply.js, the
+// one applier, builds it with aws-cdk-lib's own classes. A store costs three
+// or four jsii calls instead of a round trip for every call and field
+// (TestJsiiCallsPerStore).
 //
-// handover/ is a jsii assembly of one class with one static method, written
-// by hand (assembly.json is its .jsii): the kernel loads it as it loads
-// aws-cdk-lib, from a tarball this file builds from the embedded sources.
+// handover/ is a jsii package: .jsii and index.js are the jsii compiler's
+// output of index.ts (TestHandoverIsTheJsiiCompilersOutput); apply.js is
+// source. The kernel loads it as it loads aws-cdk-lib, from a tarball this
+// file builds from the embedded files.
 
-//go:embed handover/package.json handover/index.js handover/assembly.json
+//go:embed handover/package.json handover/index.js handover/.jsii handover/apply.js
 var handoverSources embed.FS
 
 const (
 	handoverPackage = "erasure-channel-handover"
-	handoverVersion = "1.0.0"
+	handoverVersion = "2.0.0"
 	handoverFQN     = handoverPackage + ".Handover"
 )
 
-// handoverTarball is the npm tarball of handover/: package/package.json,
-// package/index.js and package/.jsii, with fixed times so that its digest
-// (the kernel's package cache key) is the same in every process.
+// handoverFiles are the tarball's files, in order.
+var handoverFiles = []string{".jsii", "apply.js", "index.js", "package.json"}
+
+// handoverTarball is the npm tarball of handover/, with fixed times so that
+// its digest (the kernel's package cache key) is the same in every process.
 func handoverTarball() []byte {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	files := map[string]string{"package.json": "package.json", "index.js": "index.js", ".jsii": "assembly.json"}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		body, err := handoverSources.ReadFile("handover/" + files[name])
+	for _, name := range handoverFiles {
+		body, err := handoverSources.ReadFile("handover/" + name)
 		if err != nil {
 			panic(err) // embedded: cannot be missing
 		}
@@ -75,115 +69,79 @@ func handoverTarball() []byte {
 // loadHandover loads handover/ into the kernel, once a process.
 var loadHandover = sync.OnceFunc(func() { runtime.Load(handoverPackage, handoverVersion, handoverTarball()) })
 
-// handOver carries out ops in order, in one jsii call, and returns what
-// each returned (nil for most; the construct an operation creates).
-//
-// What is pure data (maps, lists, strings, numbers, booleans) crosses as one
-// JSON text: the kernel deserializes a jsii value field by field, at a cost
-// per field that dwarfed the work. Every other value (a construct, a jsii
-// struct, an enum member, a Duration) crosses as a jsii value in refs, and
-// the text names it {"$ref": i}.
-func handOver(ops ...map[string]any) []any { return handOverNamed(nil, ops...) }
+// A handover is one design and the objects it names, for one jsii call.
+type handover struct {
+	design  plan.Design
+	objects map[string]any
+	names   map[any]plan.Name
+}
 
-// handOverNamed is handOver of a plan's operations, each {"$name": n} in
-// them the object names[n] (a name it does not hold is a fault of the plan).
-func handOverNamed(names map[string]any, ops ...map[string]any) []any {
-	if len(ops) == 0 {
-		return nil
+// newHandover is an empty hand-over holding objects by name.
+func newHandover(objects map[plan.Name]any) *handover {
+	h := &handover{design: plan.NewDesign(), objects: map[string]any{}, names: map[any]plan.Name{}}
+	for n, o := range objects {
+		h.objects[string(n)] = o
+	}
+	return h
+}
+
+// name is the name the hand-over holds o by, given it on first use.
+func (h *handover) name(o any) plan.Name {
+	if n, ok := h.names[o]; ok {
+		return n
+	}
+	n := plan.Name(fmt.Sprintf("object%d", len(h.names)))
+	h.names[o] = n
+	h.objects[string(n)] = o
+	return n
+}
+
+// apply hands the design over in one jsii call: what it made, by name, and
+// what it read.
+func (h *handover) apply() (map[plan.Name]any, plan.Answer) {
+	if h.design.Empty() {
+		return nil, plan.Answer{}
 	}
 	loadHandover()
-	var refs []any
-	list := make([]any, len(ops))
-	for i, op := range ops {
-		list[i] = asData(op, &refs, names)
-	}
-	text, err := json.Marshal(list)
+	text, err := json.Marshal(h.design)
 	if err != nil {
-		panic(fmt.Errorf("erasure: handing over to the jsii kernel: %w", err)) // data only: cannot fail
+		panic(fmt.Errorf("erasure: writing a design: %w", err)) // typed data: cannot fail
 	}
-	if refs == nil {
-		refs = []any{}
+	var result map[string]any
+	runtime.StaticInvoke(handoverFQN, "apply", []any{string(text), h.objects}, &result)
+	var answer plan.Answer
+	raw, ok := result["answer"].(string)
+	if !ok || json.Unmarshal([]byte(raw), &answer) != nil {
+		panic(fmt.Errorf("erasure: the applier answered no plan.Answer")) // a fault of the applier
 	}
-	var results []any
-	runtime.StaticInvoke(handoverFQN, "apply", []any{string(text), refs}, &results)
-	return results
+	delete(result, "answer")
+	made := make(map[plan.Name]any, len(result))
+	for n, o := range result {
+		made[plan.Name(n)] = o
+	}
+	h.design = plan.NewDesign()
+	return made, answer
 }
 
-// asData is v with every value that is not plain data, and every object
-// {"$name": n} names, moved to refs and named {"$ref": index} in its place.
-func asData(v any, refs *[]any, names map[string]any) any {
-	switch x := v.(type) {
-	case nil, string, bool, int, float64:
-		return x
-	case map[string]any:
-		if n, ok := x["$name"].(string); ok && len(x) == 1 {
-			o, held := names[n]
-			if !held {
-				panic(fmt.Errorf("erasure: the plan names %q, which nothing made", n))
-			}
-			*refs = append(*refs, o)
-			return map[string]any{"$ref": len(*refs) - 1}
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = asData(e, refs, names)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = asData(e, refs, names)
-		}
-		return out
-	default:
-		*refs = append(*refs, x)
-		return map[string]any{"$ref": len(*refs) - 1}
-	}
+// applyDesign hands d over with objects: what it made, and what it read.
+func applyDesign(d plan.Design, objects map[plan.Name]any) (map[plan.Name]any, plan.Answer) {
+	h := newHandover(objects)
+	h.design = d
+	return h.apply()
 }
-
-// A batch is the operations of one construct, handed to the kernel in one
-// call by run (plan.Batch builds them).
-type batch struct{ plan.Batch }
-
-// run hands the operations over and empties the batch.
-func (b *batch) run() []any { return handOver(b.Take()...) }
 
 // suppress adds cdk-nag suppressions with their reasons to each of scopes
 // and their children, in one jsii call.
 func suppress(reasons map[string]string, scopes ...constructs.IConstruct) {
-	targets := make([]any, len(scopes))
+	h := newHandover(nil)
+	names := make([]plan.Name, len(scopes))
 	for i, s := range scopes {
-		targets[i] = s
+		names[i] = h.name(s)
 	}
-	handOver(plan.Suppression(reasons, targets...))
+	h.design.Suppressions = []plan.Suppression{plan.NewSuppression(reasons, names...)}
+	h.apply()
 }
 
 // NagContextKey is the context key of an app that says whether it runs
 // cdk-nag (plan.NagContextKey): false writes no cdk-nag suppressions.
 const NagContextKey = plan.NagContextKey
-
-// applyPlan hands ops (a plan's, naming objects by plan.Named) to the
-// kernel in one call, with each name resolved from names; what an operation
-// makes under its "as" joins names. It returns what each operation returned.
-func applyPlan(ops []map[string]any, names map[string]any) []any {
-	results := handOverNamed(names, ops...)
-	for i, r := range results {
-		if as, ok := ops[i]["as"].(string); ok {
-			names[as] = r
-		}
-	}
-	return results
-}
-
-// answersOf is each result as plan reads it: plain data (what a read
-// returns), nil for an object.
-func answersOf(results []any) []any {
-	answers := make([]any, len(results))
-	for i, r := range results {
-		switch r.(type) {
-		case map[string]any, string:
-			answers[i] = r
-		}
-	}
-	return answers
-}

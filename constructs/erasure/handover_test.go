@@ -1,64 +1,32 @@
 package erasure
 
 import (
-	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
-
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 )
 
-// TestAsDataKeepsDataAndMovesEveryJsiiValue: plain data stays in the JSON
-// text, and every other value (an enum member, a pointer, a struct, the
-// object a plan's {"$name": n} names) is handed over as a jsii value and
-// named by its index.
-func TestAsDataKeepsDataAndMovesEveryJsiiValue(t *testing.T) {
-	n := 3.0
-	type opaque struct{ X int }
-	for _, tc := range []struct {
-		name     string
-		in       any
-		wantText string
-		wantRefs []any
-	}{
-		{"scalars", map[string]any{"s": "a", "i": 2, "f": 1.5, "b": true, "nil": nil}, `{"b":true,"f":1.5,"i":2,"nil":null,"s":"a"}`, nil},
-		{"nested", map[string]any{"l": []any{"x", map[string]any{"y": 1}}}, `{"l":["x",{"y":1}]}`, nil},
-		{"an enum member", map[string]any{"e": awssqs.QueueEncryption_KMS}, `{"e":{"$ref":0}}`, []any{awssqs.QueueEncryption_KMS}},
-		{"a pointer and a struct, in order", []any{&n, opaque{1}}, `[{"$ref":0},{"$ref":1}]`, []any{&n, opaque{1}}},
-		{"a typed list is a jsii value", map[string]any{"l": []string{"a"}}, `{"l":{"$ref":0}}`, []any{[]string{"a"}}},
-		{"a name is the object it names", map[string]any{"q": map[string]any{"$name": "queue"}, "m": map[string]any{"$name": "queue", "x": 1}},
-			`{"m":{"$name":"queue","x":1},"q":{"$ref":0}}`, []any{"the queue"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var refs []any
-			text, err := json.Marshal(asData(tc.in, &refs, map[string]any{"queue": "the queue"}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(text) != tc.wantText {
-				t.Errorf("text %s, want %s", text, tc.wantText)
-			}
-			if fmt.Sprint(refs) != fmt.Sprint(tc.wantRefs) || len(refs) != len(tc.wantRefs) {
-				t.Errorf("refs %v, want %v", refs, tc.wantRefs)
-			}
-		})
-	}
-}
-
-// TestHandoverAssemblyMatchesItsGoSide: the hand-written .jsii declares the
-// package, version, class and method handover.go calls, and the tarball is
-// the same bytes every time (its digest keys jsii's package cache).
-func TestHandoverAssemblyMatchesItsGoSide(t *testing.T) {
+// TestHandoverTarballIsStable: the tarball is the same bytes every time (its
+// digest keys jsii's package cache), holds the package's four files, and
+// its package.json and assembly name what handover.go loads and calls.
+func TestHandoverTarballIsStable(t *testing.T) {
 	tarball := handoverTarball()
 	if !bytes.Equal(tarball, handoverTarball()) {
 		t.Fatal("two builds of the handover tarball differ")
@@ -80,21 +48,16 @@ func TestHandoverAssemblyMatchesItsGoSide(t *testing.T) {
 		body, _ := io.ReadAll(tr)
 		files[h.Name] = body
 	}
-	for _, name := range []string{"package/package.json", "package/index.js", "package/.jsii"} {
-		if _, ok := files[name]; !ok {
-			t.Fatalf("the tarball holds no %s", name)
-		}
+	if len(files) != len(handoverFiles) {
+		t.Errorf("the tarball holds %d files, want %d", len(files), len(handoverFiles))
 	}
 	var pkg struct{ Name, Version, Main string }
 	var asm struct {
-		Schema, Name, Version string
-		Types                 map[string]struct {
-			Kind    string
+		Name, Version string
+		Types         map[string]struct {
 			Methods []struct {
-				Name       string
-				Static     bool
-				Parameters []struct{ Name string }
-				Returns    *struct{}
+				Name   string
+				Static bool
 			}
 		}
 	}
@@ -107,89 +70,181 @@ func TestHandoverAssemblyMatchesItsGoSide(t *testing.T) {
 	if pkg.Name != handoverPackage || pkg.Version != handoverVersion || pkg.Main != "index.js" {
 		t.Errorf("package.json is %s@%s (main %s), handover.go loads %s@%s", pkg.Name, pkg.Version, pkg.Main, handoverPackage, handoverVersion)
 	}
-	if asm.Schema != "jsii/0.10.0" || asm.Name != handoverPackage || asm.Version != handoverVersion {
-		t.Errorf("the assembly is %s %s@%s", asm.Schema, asm.Name, asm.Version)
+	if asm.Name != handoverPackage || asm.Version != handoverVersion {
+		t.Errorf("the assembly is %s@%s", asm.Name, asm.Version)
 	}
-	class, ok := asm.Types[handoverFQN]
-	if !ok || class.Kind != "class" || len(class.Methods) != 1 {
-		t.Fatalf("the assembly declares no class %s with one method: %+v", handoverFQN, asm.Types)
-	}
-	m := class.Methods[0]
-	if m.Name != "apply" || !m.Static || len(m.Parameters) != 2 || m.Returns == nil {
-		t.Errorf("the assembly's method is %+v, handover.go calls the static apply(text, refs) and reads its results", m)
+	if m := asm.Types[handoverFQN].Methods; len(m) != 1 || m[0].Name != "apply" || !m[0].Static {
+		t.Errorf("the assembly's %s has methods %+v; handover.go calls the static apply", handoverFQN, m)
 	}
 }
 
-// TestHandoverRefusesWhatItDoesNotKnow: through the jsii kernel, an
-// operation, a statement field or a suppression the kernel side does not
-// know fails the call with an error naming it, and nothing is applied
-// silently.
-func TestHandoverRefusesWhatItDoesNotKnow(t *testing.T) {
-	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
-	stack := awscdk.NewStack(app, jsii.String("S"), nil)
-	queue := awssqs.NewQueue(stack, jsii.String("Q"), nil)
-	lock := func(statement map[string]any) map[string]any {
-		return map[string]any{"op": "lock", "resource": queue, "key": false, "metadata": []any{}, "statements": []any{statement}}
+// node is the Node the tests run tools with: the build's pinned one
+// (JSII_NODE, which make exports) or the PATH's. Without one, or without
+// the TypeScript package's pinned devDependencies, the test fails under CI
+// and is skipped elsewhere.
+func node(t *testing.T) (nodeBin, modules string) {
+	t.Helper()
+	modules, _ = filepath.Abs(filepath.Join("..", "typescript", "node_modules"))
+	nodeBin = os.Getenv("JSII_NODE")
+	if nodeBin == "" {
+		nodeBin, _ = exec.LookPath("node")
 	}
-	for _, tc := range []struct {
-		name string
-		ops  []map[string]any
-		want string
-	}{
-		{"an operation", []map[string]any{{"op": "dropEverything"}}, "an operation it does not know: dropEverything"},
-		{"a statement field", []map[string]any{lock(map[string]any{"Sid": "S", "Effect": "Deny", "Principal": "*", "Resource": []any{"*"}, "Action": []any{"sqs:*"}, "NotResource": []any{"x"}})}, "a statement field it does not know: NotResource"},
-		{"a principal", []map[string]any{lock(map[string]any{"Sid": "S", "Effect": "Deny", "Principal": map[string]any{"AWS": "x"}, "Resource": []any{"*"}, "Action": []any{"sqs:*"}})}, `principal must be "*"`},
-		{"an effect", []map[string]any{lock(map[string]any{"Sid": "S", "Effect": "Maybe", "Principal": "*", "Resource": []any{"*"}, "Action": []any{"sqs:*"}})}, "effect must be Allow or Deny"},
-		{"a short reason", []map[string]any{plan.Suppression(map[string]string{"AwsSolutions-SQS3": "no"}, queue)}, "needs a reason of 10 characters or more"},
-		{"a result not yet made", []map[string]any{{"op": "grant", "resource": map[string]any{"$op": 1}, "grantee": queue, "actions": []any{"sqs:SendMessage"}}}, "operation 1 has not run"},
-		{"a class", []map[string]any{{"op": "new", "module": "aws-sqs", "class": "Quuee", "scope": stack, "id": "X", "props": map[string]any{}}}, "aws-cdk-lib/aws-sqs has no class Quuee"},
+	_, err := os.Stat(filepath.Join(modules, "jsii"))
+	if nodeBin == "" || err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no Node or no constructs/typescript/node_modules: make tools installs them")
+		}
+		t.Skip("no Node or no constructs/typescript/node_modules")
+	}
+	return nodeBin, modules
+}
+
+// TestHandoverIsTheJsiiCompilersOutput: the committed .jsii and index.js
+// are what the jsii compiler makes of index.ts now (make handover).
+func TestHandoverIsTheJsiiCompilersOutput(t *testing.T) {
+	nodeBin, _ := node(t)
+	out := t.TempDir()
+	cmd := exec.Command(nodeBin, filepath.Join("handover", "build-assembly.mjs"), out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("jsii: %v\n%s", err, b)
+	}
+	for _, f := range []string{".jsii", "index.js"} {
+		want, _ := os.ReadFile(filepath.Join(out, f))
+		got, _ := os.ReadFile(filepath.Join("handover", f))
+		if !bytes.Equal(got, want) {
+			t.Errorf("handover/%s is not the jsii compiler's output of index.ts: run make handover", f)
+		}
+	}
+}
+
+// TestApplierTypeChecks: tsc --checkJs --strict accepts the applier against
+// aws-cdk-lib's types and the design's, and refuses it once a CDK prop is
+// misspelt or the design's Go types rename a field it reads: the check
+// bites.
+func TestApplierTypeChecks(t *testing.T) {
+	nodeBin, modules := node(t)
+	tsc := func(dir string) (string, error) {
+		b, err := exec.Command(nodeBin, filepath.Join(modules, "typescript", "bin", "tsc"), "-p", dir).CombinedOutput()
+		return string(b), err
+	}
+	if out, err := tsc("handover"); err != nil {
+		t.Fatalf("tsc refuses the applier:\n%s", out)
+	}
+	apply, _ := os.ReadFile(filepath.Join("handover", "apply.js"))
+	design, _ := os.ReadFile(filepath.Join("handover", "design.ts"))
+	config, _ := os.ReadFile(filepath.Join("handover", "tsconfig.json"))
+	config = bytes.ReplaceAll(config, []byte("../../typescript/node_modules"), []byte(modules))
+	for _, tc := range []struct{ name, file, from, to, want string }{
+		{"a misspelt CDK prop", "apply.js", "enableKeyRotation: true", "enableKeyRotaton: true", "enableKeyRotaton"},
+		{"a renamed design field", "design.ts", "readonly batchSize: number;", "readonly recordsPerBatch: number;", "batchSize"},
+		{"a design of another version", "design.ts", "export type DesignVersion = 1;", "export type DesignVersion = 2;", "not assignable to type '2'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msg := func() (msg string) {
-				defer func() {
-					if r := recover(); r != nil {
-						msg = fmt.Sprint(r)
-					}
-				}()
-				handOver(tc.ops...)
-				return ""
-			}()
-			if !strings.Contains(msg, tc.want) {
-				t.Errorf("handOver: %q, want an error containing %q", firstLine(msg), tc.want)
+			dir := t.TempDir()
+			files := map[string][]byte{"apply.js": apply, "design.ts": design, "tsconfig.json": config}
+			if !bytes.Contains(files[tc.file], []byte(tc.from)) {
+				t.Fatalf("%s holds no %q", tc.file, tc.from)
+			}
+			files[tc.file] = bytes.Replace(files[tc.file], []byte(tc.from), []byte(tc.to), 1)
+			for name, body := range files {
+				if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := tsc(dir)
+			if err == nil || !strings.Contains(out, tc.want) {
+				t.Errorf("tsc passed or said nothing of %s:\n%s", tc.want, out)
 			}
 		})
 	}
 }
 
-// TestHandoverReturnsWhatItMade: a construct the kernel side creates comes
-// back as its typed proxy, and a later operation of the batch uses it.
+// refusal is what a hand-over of d with objects panics with, "" for none.
+func refusal(d plan.Design, objects map[plan.Name]any) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	applyDesign(d, objects)
+	return ""
+}
+
+// TestHandoverRefusesWhatItCannotBuild: through the jsii kernel, a design
+// of another version, a name nothing holds, an object of the wrong kind, a
+// lock statement for a named principal, a metadata entry of two values and
+// a short suppression reason each fail the call with an error naming the
+// fault, and nothing is applied silently.
+func TestHandoverRefusesWhatItCannotBuild(t *testing.T) {
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
+	stack := awscdk.NewStack(app, jsii.String("S"), nil)
+	queue := awssqs.NewQueue(stack, jsii.String("Q"), nil)
+	topic := awssns.NewTopic(stack, jsii.String("T"), nil)
+	held := map[plan.Name]any{"stack": stack, "queue": queue, "topic": topic}
+	text := "text"
+	flag := true
+	design := func(edit func(*plan.Design)) plan.Design {
+		d := plan.NewDesign()
+		edit(&d)
+		return d
+	}
+	for _, tc := range []struct {
+		name string
+		d    plan.Design
+		want string
+	}{
+		{"another version", design(func(d *plan.Design) { d.Version = plan.DesignVersion + 1; d.Reads = &plan.Reads{} }), "this applier reads version"},
+		{"a name nothing holds", design(func(d *plan.Design) { d.Keys = []plan.Key{{Scope: "nowhere", ID: "K", As: "k"}} }), `"nowhere" is not a construct`},
+		{"a topic where a queue goes", design(func(d *plan.Design) { d.Reads = &plan.Reads{Queues: []plan.Name{"topic"}} }), `"topic" is not a queue`},
+		{"a named principal in a lock", design(func(d *plan.Design) {
+			d.Locks = []plan.Lock{{Resource: "queue", Statements: []plan.Statement{{Effect: plan.Deny, Principal: &plan.Principal{AWS: plan.One("arn:aws:iam::1:root")}, Action: plan.One("sqs:*").Ref()}}}}
+		}), `for every principal ("*")`},
+		{"a metadata entry of two values", design(func(d *plan.Design) {
+			d.Locks = []plan.Lock{{Resource: "queue", Metadata: []plan.MetadataEntry{{Key: "k", Text: &text, Flag: &flag}}}}
+		}), "holds 2 values, not one"},
+		{"a short reason", design(func(d *plan.Design) {
+			d.Suppressions = []plan.Suppression{plan.NewSuppression(map[string]string{"AwsSolutions-SQS3": "no"}, "queue")}
+		}), "needs a reason of 10 characters or more"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if msg := refusal(tc.d, held); !strings.Contains(msg, tc.want) {
+				t.Errorf("the hand-over: %q, want an error containing %q", firstLine(msg), tc.want)
+			}
+		})
+	}
+}
+
+// TestHandoverReturnsWhatItMade: what a design makes comes back by name as
+// its typed proxy, made under the scope the design names, and the answer
+// holds the tokens its reads asked for.
 func TestHandoverReturnsWhatItMade(t *testing.T) {
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
 	stack := awscdk.NewStack(app, jsii.String("S"), &awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String("111111111111"), Region: jsii.String("eu-west-1")}})
-	var b batch
-	scopeAt := b.Scope(stack, "Store")
-	envAt := b.Add(map[string]any{"op": "stackEnv", "scope": b.Result(scopeAt)})
-	q, d := queuePair{Key: nil, RetentionSeconds: 60, MaxReceiveCount: 3}.Add(&b.Batch, b.Result(scopeAt))
-	arnAt := b.Read(b.Result(q), "queueArn")
-	made := b.run()
-	scope, ok := made[scopeAt].(constructs.Construct)
+	d := plan.NewDesign()
+	d.Scope = &plan.Scope{Under: plan.NameScope, ID: "Store", As: plan.NameThis}
+	d.Keys = []plan.Key{{Scope: plan.NameThis, ID: "Key", Description: "k", As: plan.NameKey}}
+	d.QueuePairs = []plan.QueuePair{{Scope: plan.NameThis, Key: plan.NameKey, RetentionSeconds: 60, MaxReceiveCount: 3,
+		QueueAs: plan.NameQueue, DeadLetterAs: plan.NameDeadLetterQueue}}
+	d.Reads = &plan.Reads{Stack: plan.NameThis, Queues: []plan.Name{plan.NameQueue}}
+	made, answer := applyDesign(d, map[plan.Name]any{plan.NameScope: stack})
+	scope, ok := made[plan.NameThis].(constructs.Construct)
 	if !ok {
-		t.Fatalf("the scope came back as %T", made[scopeAt])
+		t.Fatalf("the scope came back as %T", made[plan.NameThis])
 	}
 	if got := *scope.Node().Path(); got != "S/Store" {
 		t.Errorf("the scope's path is %q, want S/Store", got)
 	}
-	if e := made[envAt].(map[string]any); e["account"] != "111111111111" || e["region"] != "eu-west-1" {
-		t.Errorf("stackEnv: %v", e)
+	if answer.Account != "111111111111" || answer.Region != "eu-west-1" {
+		t.Errorf("the stack's account and region: %q %q", answer.Account, answer.Region)
 	}
-	queue, ok := made[q].(awssqs.Queue)
+	queue, ok := made[plan.NameQueue].(awssqs.Queue)
 	if !ok {
-		t.Fatalf("the queue came back as %T", made[q])
+		t.Fatalf("the queue came back as %T", made[plan.NameQueue])
 	}
-	if _, ok := made[d].(awssqs.Queue); !ok {
-		t.Fatalf("the dead-letter queue came back as %T", made[d])
+	if _, ok := made[plan.NameDeadLetterQueue].(awssqs.Queue); !ok {
+		t.Fatalf("the dead-letter queue came back as %T", made[plan.NameDeadLetterQueue])
 	}
-	if got := made[arnAt].(map[string]any)["queueArn"].(string); !isToken(&got) || got != *queue.QueueArn() {
+	if got := answer.Queues[plan.NameQueue].Arn; !isToken(&got) || got != *queue.QueueArn() {
 		t.Errorf("read queueArn %q, the queue's own %q", got, *queue.QueueArn())
 	}
 	if got := *queue.Node().Path(); got != "S/Store/Queue" {
@@ -202,10 +257,25 @@ func TestHandoverReturnsWhatItMade(t *testing.T) {
 
 func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
 
-// TestSuppressionsOnlyWhereCdkNagMayRun synthesizes a queue whose
-// suppression goes through a hand-over, in apps whose context says cdk-nag
-// runs, does not, or says nothing (NagContextKey), and reads the template:
-// suppressions are written unless the context turns cdk-nag off.
+// cdkNagMetadata is the cdk_nag metadata of each resource of stack S of app.
+func cdkNagMetadata(t *testing.T, app awscdk.App) map[string]any {
+	t.Helper()
+	tpl, _ := app.Synth(nil).GetStackByName(jsii.String("S")).Template().(map[string]interface{})
+	resources, _ := tpl["Resources"].(map[string]interface{})
+	out := map[string]any{}
+	for id, r := range resources {
+		meta, _ := r.(map[string]interface{})["Metadata"].(map[string]interface{})
+		if m, ok := meta["cdk_nag"]; ok {
+			out[id] = m
+		}
+	}
+	return out
+}
+
+// TestSuppressionsOnlyWhereCdkNagMayRun synthesizes a queue suppressed
+// through a hand-over, in apps whose context says cdk-nag runs, does not, or
+// says nothing (NagContextKey), and reads the template: suppressions are
+// written unless the context turns cdk-nag off.
 func TestSuppressionsOnlyWhereCdkNagMayRun(t *testing.T) {
 	for _, tc := range []struct {
 		context any // nil: the key is absent
@@ -220,21 +290,73 @@ func TestSuppressionsOnlyWhereCdkNagMayRun(t *testing.T) {
 		}
 		app := awscdk.NewApp(props)
 		stack := awscdk.NewStack(app, jsii.String("S"), nil)
-		var b batch
-		q, _ := queuePair{RetentionSeconds: 60, MaxReceiveCount: 3}.Add(&b.Batch, stack)
-		b.Add(plan.Suppression(map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}, b.Result(q)))
-		b.run()
-		tpl, _ := app.Synth(nil).GetStackByName(jsii.String("S")).Template().(map[string]interface{})
-		resources, _ := tpl["Resources"].(map[string]interface{})
-		suppressed := 0
-		for _, r := range resources {
-			meta, _ := r.(map[string]interface{})["Metadata"].(map[string]interface{})
-			if _, ok := meta["cdk_nag"]; ok {
-				suppressed++
+		suppress(map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}, awssqs.NewQueue(stack, jsii.String("Q"), nil))
+		if got := len(cdkNagMetadata(t, app)) > 0; got != tc.want {
+			t.Errorf("%s = %#v: suppressions written: %v, want %v", NagContextKey, tc.context, got, tc.want)
+		}
+	}
+}
+
+// TestSuppressionsAreCdkNags: the applier writes, for every kind of
+// suppression the constructs make (plain, with appliesTo, a reason beyond
+// Latin-1, a second suppression over a first on the same resource, on a
+// construct and its children), the bytes cdk-nag's own
+// NagSuppressions.addResourceSuppressions writes for the same rules on a
+// twin of the same construct.
+func TestSuppressionsAreCdkNags(t *testing.T) {
+	first := []plan.NagRule{{ID: "AwsSolutions-SQS3", Reason: plan.ReasonDLQRedrive}, {ID: "Serverless-SQSRedrivePolicy", Reason: "Ein Grund, der über Latin-1 hinausgeht: 🔒 ✓"}}
+	second := []plan.NagRule{{ID: "AwsSolutions-IAM5", Reason: "Only the objects under the prefix, as named at run time.", AppliesTo: []string{"Resource::<B.Arn>/p*", "Action::s3:*"}},
+		{ID: "AwsSolutions-SQS3", Reason: plan.ReasonDLQRedrive}}
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
+	stack := awscdk.NewStack(app, jsii.String("S"), nil)
+	ours := constructs.NewConstruct(stack, jsii.String("Ours"))
+	theirs := constructs.NewConstruct(stack, jsii.String("Theirs"))
+	for _, scope := range []constructs.Construct{ours, theirs} {
+		dlq := awssqs.NewQueue(scope, jsii.String("Dlq"), nil)
+		awssqs.NewQueue(scope, jsii.String("Queue"), &awssqs.QueueProps{DeadLetterQueue: &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(3)}})
+	}
+	for _, rules := range [][]plan.NagRule{first, second} {
+		h := newHandover(nil)
+		h.design.Suppressions = []plan.Suppression{{Scopes: []plan.Name{h.name(ours)}, Rules: rules, UnlessContextOff: plan.NagContextKey}}
+		h.apply()
+		var theirRules []*cdknag.NagPackSuppression
+		for _, r := range rules {
+			s := &cdknag.NagPackSuppression{Id: jsii.String(r.ID), Reason: jsii.String(r.Reason)}
+			if r.AppliesTo != nil {
+				var applies []interface{}
+				for _, a := range r.AppliesTo {
+					applies = append(applies, a)
+				}
+				s.AppliesTo = &applies
 			}
+			theirRules = append(theirRules, s)
 		}
-		if got := suppressed > 0; got != tc.want {
-			t.Errorf("%s = %#v: %d resources carry cdk-nag suppressions, want them: %v", NagContextKey, tc.context, suppressed, tc.want)
+		cdknag.NagSuppressions_AddResourceSuppressions(theirs, &theirRules, jsii.Bool(true))
+	}
+	meta := cdkNagMetadata(t, app)
+	byName := map[string]any{} // a logical id without its hash of the path
+	for id, m := range meta {
+		byName[id[:len(id)-8]] = m
+	}
+	compared := 0
+	for id, m := range byName {
+		twin, ok := strings.CutPrefix(id, "Ours")
+		if !ok {
+			continue
 		}
+		want, ok := byName["Theirs"+twin]
+		if !ok {
+			t.Errorf("%s: cdk-nag wrote nothing on its twin", id)
+			continue
+		}
+		a, _ := json.Marshal(m)
+		b, _ := json.Marshal(want)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: the applier wrote\n%s\ncdk-nag writes\n%s", id, a, b)
+		}
+		compared++
+	}
+	if compared < 2 {
+		t.Errorf("compared %d resources, want both queues", compared)
 	}
 }

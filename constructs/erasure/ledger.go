@@ -261,8 +261,8 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	anchor.OnlyFrom("OnlyTheSweeperAndAuditorsRead", anchorReads, append(append([]string{sweeperArn}, admins...), props.Auditors...), nil)
 	applyLocks(anchor)
 	cfnAnchor := l.Anchor.Node().DefaultChild().(awscdk.CfnResource)
-	cfnAnchor.AddMetadata(jsii.String(channelpolicy.WritersMetadataKey), plan.AnyList([]string{sweeperArn}))
-	cfnAnchor.AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), plan.AnyList(props.Auditors))
+	cfnAnchor.AddMetadata(jsii.String(channelpolicy.WritersMetadataKey), []string{sweeperArn})
+	cfnAnchor.AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), anyList(props.Auditors))
 	l.Sweeper.AddEnvironment(jsii.String(contract.EnvLedgerAnchorBucket), l.Anchor.BucketName(), nil)
 	l.Sweeper.Role().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("s3:PutObject", "s3:GetObject", "s3:GetObjectVersion"),

@@ -17,29 +17,38 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
-// locked is a resource locked by plan.Locked: administrators alone may take
+// locked is a resource and its plan.Locked: administrators alone may take
 // an action off the data path, and each data-path action only the
 // principals of its path (channelpolicy).
-type locked = plan.Locked
+type locked struct {
+	*plan.Locked
+	resource any
+}
 
-func lockedQueue(q awssqs.Queue) *locked { return plan.LockedResource(q, queueArnOf(q)) }
+func lockedQueue(q awssqs.Queue) *locked {
+	return &locked{plan.LockedResource("", queueArnOf(q)), q}
+}
 
-func lockedTopic(t awssns.Topic) *locked { return plan.LockedResource(t, *topicArnOf(t)) }
+func lockedTopic(t awssns.Topic) *locked {
+	return &locked{plan.LockedResource("", *topicArnOf(t)), t}
+}
 
-func lockedKey(k awskms.Key) *locked { return plan.LockedKey(k) }
+func lockedKey(k awskms.Key) *locked { return &locked{plan.LockedKey(""), k} }
 
 func lockedBucket(b awss3.Bucket) *locked {
-	return plan.LockedResource(b, *b.BucketArn(), *b.ArnForObjects(jsii.String("*")))
+	return &locked{plan.LockedResource("", *b.BucketArn(), *b.ArnForObjects(jsii.String("*"))), b}
 }
 
 // applyLocks hands each of ls's pending metadata and statements to the
-// kernel, in order, in one call.
+// applier, in order, in one call.
 func applyLocks(ls ...*locked) {
-	ops := make([]map[string]any, len(ls))
-	for i, l := range ls {
-		ops[i] = l.Op()
+	h := newHandover(nil)
+	for _, l := range ls {
+		lock := l.Lock()
+		lock.Resource = h.name(l.resource)
+		h.design.Locks = append(h.design.Locks, lock)
 	}
-	handOver(ops...)
+	h.apply()
 }
 
 // administratorsOr is admins when given, else the default administrators of

@@ -11,22 +11,20 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
-// queuePair is a queue and its dead-letter queue (plan.QueuePair).
-type queuePair = plan.QueuePair
-
-// buildPair creates the pair in one call, with their ARNs (queueArnOf).
-func buildPair(p queuePair, scope constructs.Construct) (queue, dlq awssqs.Queue) {
-	var b batch
-	q, d := p.Add(&b.Batch, scope)
-	qArn, dArn := b.Read(b.Result(q), "queueArn"), b.Read(b.Result(d), "queueArn")
-	made := b.run()
-	queue, dlq = made[q].(awssqs.Queue), made[d].(awssqs.Queue)
-	queueArns.Store(queue, made[qArn].(map[string]any)["queueArn"].(string))
-	queueArns.Store(dlq, made[dArn].(map[string]any)["queueArn"].(string))
+// buildPair creates p's queue and dead-letter queue under scope with key, in
+// one call, and remembers their ARNs (queueArnOf).
+func buildPair(scope constructs.Construct, key awskms.IKey, p plan.QueuePair) (queue, dlq awssqs.Queue) {
+	p.Scope, p.Key, p.QueueAs, p.DeadLetterAs = plan.NameScope, plan.NameKey, plan.NameQueue, plan.NameDeadLetterQueue
+	d := plan.NewDesign()
+	d.QueuePairs = []plan.QueuePair{p}
+	d.Reads = &plan.Reads{Queues: []plan.Name{plan.NameQueue, plan.NameDeadLetterQueue}}
+	made, answer := applyDesign(d, map[plan.Name]any{plan.NameScope: scope, plan.NameKey: key})
+	queue, dlq = made[plan.NameQueue].(awssqs.Queue), made[plan.NameDeadLetterQueue].(awssqs.Queue)
+	queueArns.Store(queue, answer.Queues[plan.NameQueue].Arn)
+	queueArns.Store(dlq, answer.Queues[plan.NameDeadLetterQueue].Arn)
 	return queue, dlq
 }
 
-// newKey is a customer-managed key with rotation on.
 func newKey(scope constructs.Construct, id, description string) awskms.Key {
 	return awskms.NewKey(scope, jsii.String(id), &awskms.KeyProps{
 		Description:       jsii.String(description),
@@ -47,4 +45,14 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// anyList is s as a list of values: an empty list, never nil, for a
+// metadata entry that must read [] when s is empty.
+func anyList(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
 }

@@ -5,9 +5,10 @@
 package erasure
 
 import (
-	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
-
+	"maps"
 	"sync"
+
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -125,8 +126,8 @@ type ErasureSubscriber struct {
 //
 // The decisions are plan.Subscriber's, the same Go code the TypeScript
 // construct runs as WebAssembly: this gathers the props' facts, hands each
-// step's operations to the jsii kernel (handover/index.js) and reads the
-// answers back, in two or three round trips.
+// step's design to the applier in the jsii kernel (handover/apply.js) and
+// reads what it read back, in two or three round trips.
 func NewErasureSubscriber(scope constructs.Construct, id *string, props *ErasureSubscriberProps) *ErasureSubscriber {
 	if props == nil {
 		props = &ErasureSubscriberProps{}
@@ -135,11 +136,16 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	var step plan.SubscriberStep
 	for {
 		step = plan.Subscriber(in)
-		results := applyPlan(step.Ops, names)
+		made, answer := applyDesign(step.Design, names)
+		maps.Copy(names, made)
 		if step.Final {
 			break
 		}
-		in.Answers = append(in.Answers, answersOf(results))
+		if in.ShellAnswer == nil {
+			in.ShellAnswer = &answer
+		} else {
+			in.FunctionAnswer = &answer
+		}
 	}
 	s := &ErasureSubscriber{Name: props.Name, Settings: step.Settings}
 	s.Construct = names[plan.NameThis].(constructs.Construct)
@@ -174,30 +180,30 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 // the objects its operations name. Each fact is asked of the kernel only
 // where the decisions read it, and the shared topic's and response queue's
 // once each (jsii_answer_cache.go).
-func subscriberFacts(scope constructs.Construct, id *string, props *ErasureSubscriberProps) (plan.SubscriberInput, map[string]any) {
+func subscriberFacts(scope constructs.Construct, id *string, props *ErasureSubscriberProps) (plan.SubscriberInput, map[plan.Name]any) {
 	in := plan.SubscriberInput{Name: props.Name, Partition: partition(), Administrators: props.Administrators, Constants: props.Constants}
 	if id != nil {
 		in.ID = *id // a nil id is refused by the kernel as an empty one is
 	}
-	names := map[string]any{"scope": scope}
+	names := map[plan.Name]any{plan.NameScope: scope}
 	if t := props.Topic; t != nil {
-		names["topic"] = t
+		names[plan.NameTopic] = t
 		in.Topic = &plan.TopicFacts{Arn: *topicArnOf(t), FIFO: topicIsFIFO(t), RestrictsSqsDecryption: restrictsSqsDecryption(t)}
 		if plan.IsToken(in.Topic.Arn) {
 			in.Topic.StackRegion = envOf(t).region
 		}
 	}
 	if q := props.ResponseQueue; q != nil {
-		names["responseQueue"] = q
+		names[plan.NameResponseQueue] = q
 		in.ResponseQueue = &plan.ResponseQueueFacts{URL: *queueURL(q), FIFO: queueIsFIFO(q)}
 		if k := queueKey(q); k != nil {
-			names["responseKey"], in.ResponseQueue.HasKey = k, true
+			names[plan.NameResponseKey], in.ResponseQueue.HasKey = k, true
 		} else {
 			in.ResponseQueue.InApp = q.Node().DefaultChild() != nil
 		}
 	}
 	if h := props.Handler; h != nil {
-		names["handler"] = h
+		names[plan.NameHandler] = h
 		in.Handler = &plan.HandlerFacts{}
 		if t := h.Timeout(); t != nil {
 			in.Handler.Timeout = durationFact(t)
@@ -207,7 +213,7 @@ func subscriberFacts(scope constructs.Construct, id *string, props *ErasureSubsc
 		}
 	}
 	if hp := props.HandlerProps; hp != nil {
-		names["handlerProps"] = hp
+		names[plan.NameHandlerProps] = hp
 		in.HandlerProps = &plan.HandlerPropsFacts{Timeout: hp.Timeout != nil, FunctionName: hp.FunctionName != nil,
 			MemorySize: hp.MemorySize != nil, LogGroup: hp.LogGroup != nil}
 		if props.Handler == nil {
@@ -266,30 +272,15 @@ func roleIDOf(role awsiam.IRole) *string {
 // (plan.NotApplicableMetric). Of opts, the period, statistic, label, color,
 // unit, account and region apply.
 func (s *ErasureSubscriber) MetricNotApplicable(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	set := map[string]any{}
-	if opts != nil {
-		if opts.Period != nil {
-			set["period"] = opts.Period
-		}
-		for k, v := range map[string]*string{"statistic": opts.Statistic, "label": opts.Label, "color": opts.Color, "account": opts.Account, "region": opts.Region} {
-			if v != nil {
-				set[k] = *v
-			}
-		}
-		if opts.Unit != "" {
-			set["unit"] = opts.Unit
-		}
-	}
-	op := map[string]any{"op": "metric", "props": map[string]any{"$props": map[string]any{"base": plan.NotApplicableMetric(s.Name), "set": set}}}
-	return handOver(op)[0].(awscloudwatch.Metric)
+	return metricOf(plan.NotApplicableMetric(s.Name), opts)
 }
 
 // AddNotApplicableAlarm alarms when the store answers NOT_APPLICABLE at least
 // threshold times in one 5-minute period: the hook for a team that expects
 // its store to hold data of every kind it is asked about.
 func (s *ErasureSubscriber) AddNotApplicableAlarm(id string, threshold float64) awscloudwatch.Alarm {
-	ops, at := plan.NotApplicableAlarm(s.Name, id, threshold)
-	return applyPlan(ops, map[string]any{plan.NameThis: s.Construct})[at].(awscloudwatch.Alarm)
+	made, _ := applyDesign(plan.NotApplicableAlarm(s.Name, id, threshold), map[plan.Name]any{plan.NameThis: s.Construct})
+	return made[plan.NameNotApplicableAlarm].(awscloudwatch.Alarm)
 }
 
 var (

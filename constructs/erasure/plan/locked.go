@@ -2,79 +2,90 @@ package plan
 
 import "github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 
-// A Locked resource: the resource (a value the applier holds, or a batch's
-// result), the ARNs a statement names it by, and what its operation hands
-// the applier: its metadata entries and its statements, in order. Every
+// A Locked resource builds its Lock: the resource, the ARNs a statement
+// names it by, its metadata entries and its statements, in order. Every
 // channel resource is locked the same way: administrators alone may take an
 // action off the data path, and each data-path action only the principals
 // of its path (channelpolicy).
 type Locked struct {
-	resource  any
-	key       bool // a KMS key: its statements go to its key policy
+	lock      Lock
 	resources []string
-	metadata  []any // [key, value] pairs
-	pending   []any // statements, as IAM JSON
 }
 
 // LockedResource is a queue, topic or bucket named by arns in its policy.
-func LockedResource(resource any, arns ...string) *Locked {
-	return &Locked{resource: resource, resources: arns}
+func LockedResource(resource Name, arns ...string) *Locked {
+	return &Locked{lock: Lock{Resource: resource}, resources: arns}
 }
 
 // LockedKey is a KMS key: in a key policy, "*" is this key.
-func LockedKey(key any) *Locked {
-	return &Locked{resource: key, key: true, resources: []string{"*"}}
+func LockedKey(key Name) *Locked {
+	return &Locked{lock: Lock{Resource: key, KeyPolicy: true}, resources: []string{"*"}}
 }
 
-// Op is what the applier carries out: the metadata, then each pending
-// statement through the resource's addToResourcePolicy (CDK creates a
-// queue's, topic's or bucket's policy on the first). It empties pending.
-func (l *Locked) Op() map[string]any {
-	op := map[string]any{"op": "lock", "resource": l.resource, "key": l.key, "metadata": l.metadata, "statements": l.pending}
-	if l.metadata == nil {
-		op["metadata"] = []any{}
+// Lock is what the applier carries out: the metadata, then each statement.
+// It empties the Locked.
+func (l *Locked) Lock() Lock {
+	out := l.lock
+	if out.Metadata == nil {
+		out.Metadata = []MetadataEntry{}
 	}
-	if l.pending == nil {
-		op["statements"] = []any{}
+	if out.Statements == nil {
+		out.Statements = []Statement{}
 	}
-	l.metadata, l.pending = nil, nil
-	return op
+	l.lock.Metadata, l.lock.Statements = nil, nil
+	return out
 }
 
-// Mark adds a metadata entry to the resource's CfnResource (after those
-// before it).
-func (l *Locked) Mark(key string, value any) { l.metadata = append(l.metadata, []any{key, value}) }
+// MarkText adds a metadata entry of text to the resource.
+func (l *Locked) MarkText(key, value string) {
+	l.lock.Metadata = append(l.lock.Metadata, MetadataEntry{Key: key, Text: &value})
+}
+
+// MarkFlag adds a metadata entry of a boolean to the resource.
+func (l *Locked) MarkFlag(key string, value bool) {
+	l.lock.Metadata = append(l.lock.Metadata, MetadataEntry{Key: key, Flag: &value})
+}
+
+// MarkCount adds a metadata entry of a number to the resource.
+func (l *Locked) MarkCount(key string, value int) {
+	l.lock.Metadata = append(l.lock.Metadata, MetadataEntry{Key: key, Count: &value})
+}
+
+// MarkList adds a metadata entry of a list of strings to the resource.
+func (l *Locked) MarkList(key string, values []string) {
+	l.lock.Metadata = append(l.lock.Metadata, MetadataEntry{Key: key, List: append([]string{}, values...)})
+}
 
 // Deny adds a Deny for every principal, of actions (or, with notActions, of
 // every action but those), when every condition holds.
-func (l *Locked) Deny(sid string, actions, notActions []string, conditions map[string]any) {
-	st := map[string]any{"Sid": sid, "Effect": "Deny", "Principal": "*", "Resource": AnyList(l.resources)}
+func (l *Locked) Deny(sid string, actions, notActions []string, conditions Conditions) {
+	st := Statement{Sid: sid, Effect: Deny, Principal: Everyone, Resource: List(l.resources...).Ref()}
 	if notActions != nil {
-		st["NotAction"] = AnyList(notActions)
+		st.NotAction = List(notActions...).Ref()
 	} else {
-		st["Action"] = AnyList(actions)
+		st.Action = List(actions...).Ref()
 	}
 	if len(conditions) > 0 {
-		st["Condition"] = conditions
+		st.Condition = conditions
 	}
-	l.pending = append(l.pending, st)
+	l.lock.Statements = append(l.lock.Statements, st)
 }
 
 // Allow adds an Allow for every principal, of actions, when every condition
 // holds: the admissions other locks then narrow.
-func (l *Locked) Allow(sid string, actions []string, conditions map[string]any) {
-	st := map[string]any{"Sid": sid, "Effect": "Allow", "Principal": "*", "Resource": AnyList(l.resources), "Action": AnyList(actions)}
+func (l *Locked) Allow(sid string, actions []string, conditions Conditions) {
+	st := Statement{Sid: sid, Effect: Allow, Principal: Everyone, Resource: List(l.resources...).Ref(), Action: List(actions...).Ref()}
 	if len(conditions) > 0 {
-		st["Condition"] = conditions
+		st.Condition = conditions
 	}
-	l.pending = append(l.pending, st)
+	l.lock.Statements = append(l.lock.Statements, st)
 }
 
 // AdministeredBy marks the resource as of kind and lets only admins take an
 // action outside data (the resource's data-path actions).
 func (l *Locked) AdministeredBy(kind channelpolicy.Kind, admins []string, data []string) {
-	l.Mark(channelpolicy.KindMetadataKey, string(kind))
-	l.Mark(channelpolicy.AdministratorsMetadataKey, AnyList(admins))
+	l.MarkText(channelpolicy.KindMetadataKey, string(kind))
+	l.MarkList(channelpolicy.AdministratorsMetadataKey, admins)
 	l.Deny("OnlyAdministratorsAdminister", nil, data, NotLike(admins))
 }
 
@@ -82,9 +93,9 @@ func (l *Locked) AdministeredBy(kind channelpolicy.Kind, admins []string, data [
 // principals, unless (for a service acting for one of sources) the request's
 // aws:SourceArn is one of sources.
 func (l *Locked) OnlyFrom(sid string, actions, principals, sources []string) {
-	cond := map[string]any{"ArnNotLike": map[string]any{"aws:PrincipalArn": AnyList(principals)}}
+	cond := Conditions{"ArnNotLike": {"aws:PrincipalArn": List(principals...)}}
 	if len(sources) > 0 {
-		cond["ArnNotLike"].(map[string]any)["aws:SourceArn"] = AnyList(sources)
+		cond["ArnNotLike"]["aws:SourceArn"] = List(sources...)
 	}
 	l.Deny(sid, actions, nil, cond)
 }
@@ -93,6 +104,6 @@ func (l *Locked) OnlyFrom(sid string, actions, principals, sources []string) {
 func (l *Locked) NoOne(sid string, actions []string) { l.Deny(sid, actions, nil, nil) }
 
 // NotLike is the condition that the principal's ARN is none of arns.
-func NotLike(arns []string) map[string]any {
-	return map[string]any{"ArnNotLike": map[string]any{"aws:PrincipalArn": AnyList(arns)}}
+func NotLike(arns []string) Conditions {
+	return Conditions{"ArnNotLike": {"aws:PrincipalArn": List(arns...)}}
 }

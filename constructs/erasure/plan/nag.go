@@ -1,5 +1,7 @@
 package plan
 
+import "sort"
+
 // NagContextKey is the context key of an app that says whether it runs
 // cdk-nag. When the app's context sets it to false (JSON false, 0, or a
 // string strconv.ParseBool reads as false),
@@ -36,6 +38,36 @@ const (
 	ReasonLedgerOnDemand    = "The table is on-demand (PAY_PER_REQUEST): it scales without autoscaling policies."
 	ReasonReplication       = "A replica is a copy subject erasure cannot reach (eraseSubject does not reach replicas); replication is kept off by design."
 )
+
+// NewSuppression suppresses each finding of reasons (id → reason) on each
+// of scopes and their children, in the order of the ids: a template must
+// not change between two synths of one app (CloudFormation would see a
+// change set in every deploy).
+func NewSuppression(reasons map[string]string, scopes ...Name) Suppression {
+	ids := make([]string, 0, len(reasons))
+	for id := range reasons {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	rules := make([]NagRule, len(ids))
+	for i, id := range ids {
+		rules[i] = NagRule{ID: id, Reason: reasons[id]}
+	}
+	return Suppression{Scopes: scopes, Rules: rules, UnlessContextOff: NagContextKey}
+}
+
+// SuppressionApplying suppresses the finding id of cdk-nag on each of
+// scopes and their children for the findings appliesTo names only
+// (cdk-nag's NagPackSuppression.appliesTo).
+func SuppressionApplying(id, reason string, appliesTo []string, scopes ...Name) Suppression {
+	return Suppression{Scopes: scopes, Rules: []NagRule{{ID: id, Reason: reason, AppliesTo: appliesTo}}, UnlessContextOff: NagContextKey}
+}
+
+// AlarmActionsSuppression suppresses cdk-nag's finding that alarms have no
+// action: where an alarm pages is the operator's choice.
+func AlarmActionsSuppression(alarms ...Name) Suppression {
+	return NewSuppression(map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": ReasonAlarmAction}, alarms...)
+}
 
 // FunctionReasons are the cdk-nag findings every function the constructs
 // build answers the same way, with dlq the reason it needs no DLQ of its own.

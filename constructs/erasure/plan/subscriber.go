@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -16,15 +17,18 @@ import (
 
 // SubscriberInput is an ErasureSubscriber's props and the facts of the app
 // that its decisions read, as data: every CDK language's construct gathers
-// the same facts and gets the same operations.
+// the same facts and gets the same designs.
 //
-// The applier holds these objects by name (Named) for the operations:
-// "scope" (the construct's scope), "topic", "responseQueue", "responseKey"
-// (the response queue's key, when it has one), "handler" (Handler) and
-// "handlerProps" (HandlerProps, the props as given).
+// The applier holds the given objects by name: NameScope (the construct's
+// scope), NameTopic, NameResponseQueue, NameResponseKey (the response
+// queue's key, when it has one), NameHandler and NameHandlerProps (the
+// props as given), and NameThis when Self.
 type SubscriberInput struct {
 	// ID is the construct's id.
 	ID string `json:"id"`
+	// Self: the applier already holds the construct as NameThis (a
+	// TypeScript construct is its own scope); else the first design makes it.
+	Self bool `json:"self"`
 	// Name is the store's subscriber name, as given.
 	Name string `json:"name"`
 	// Partition is the app's token for the partition (Aws.PARTITION).
@@ -50,10 +54,11 @@ type SubscriberInput struct {
 	// Constants overrides the embedded channel constants (Go tests only).
 	Constants *contract.Constants `json:"-"`
 
-	// Answers holds what the hand-over of each earlier step returned,
-	// operation by operation: plain data (maps of strings) where an
-	// operation reads, nil where it makes an object.
-	Answers [][]any `json:"answers,omitempty"`
+	// ShellAnswer is what the first design's hand-over read (nil before it).
+	ShellAnswer *Answer `json:"shellAnswer,omitempty"`
+	// FunctionAnswer is what the second read, when CDK made the handler's
+	// role and the second design asked for it.
+	FunctionAnswer *Answer `json:"functionAnswer,omitempty"`
 }
 
 // TopicFacts are what the decisions read of the erasure topic.
@@ -110,11 +115,11 @@ type NumberFact struct {
 	Value      float64 `json:"value"`
 }
 
-// SubscriberStep is the next hand-over: apply Ops in order, then, unless
-// Final, call Subscriber again with their answers appended.
+// SubscriberStep is the next hand-over: apply Design, then, unless Final,
+// call Subscriber again with what it read (ShellAnswer, then FunctionAnswer).
 type SubscriberStep struct {
-	Ops   []map[string]any `json:"ops"`
-	Final bool             `json:"final"`
+	Design Design `json:"design"`
+	Final  bool   `json:"final"`
 	// Settings are the timing settings the props resolve to.
 	Settings timing.Store `json:"settings"`
 	// Problems (with Final) are every problem, one line each, each naming
@@ -137,19 +142,6 @@ type Learned struct {
 	DeadLetterQueueArn string `json:"deadLetterQueueArn"`
 }
 
-// The names the applier holds the subscriber's objects by, once made.
-const (
-	NameThis               = "this"
-	NameKey                = "key"
-	NameQueue              = "queue"
-	NameDeadLetterQueue    = "deadLetterQueue"
-	NameLogGroup           = "logGroup"
-	NameRole               = "role"
-	NameFunction           = "function"
-	NameDeadLetterAlarm    = "deadLetterAlarm"
-	NameOldestMessageAlarm = "oldestMessageAlarm"
-)
-
 // DefaultHandlerMemoryMB is the handler's memory when its props set none:
 // above Lambda's 128 MB default, which also buys CPU for a batch's
 // validation and a store's destructive call.
@@ -161,13 +153,13 @@ const lambdaDefaultTimeoutSeconds = 3
 // globalSNSPrincipal is the principal SNS presents between default regions.
 const globalSNSPrincipal = "sns.amazonaws.com"
 
-// Subscriber is the next step of building an ErasureSubscriber: the
-// operations of its next hand-over, decided from in alone. The first step
-// makes the construct, its key and queues (and, when it builds the handler,
-// its log group and role) and reads their tokens; the next makes the
-// function and wires everything. Problems never stop it: every problem is
-// collected, the resources are built with the safe defaults, and the
-// construct's validation fails the synth with all of them.
+// Subscriber is the next step of building an ErasureSubscriber: the design
+// of its next hand-over, decided from in alone. The first makes the
+// construct, its key and queues (and, when it builds the handler, its log
+// group and role) and reads their tokens; the next makes the function and
+// wires everything. Problems never stop it: every problem is collected, the
+// resources are built with the safe defaults, and the construct's
+// validation fails the synth with all of them.
 func Subscriber(in SubscriberInput) SubscriberStep {
 	c := contract.Channel()
 	if in.Constants != nil {
@@ -183,67 +175,29 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	}
 	step := SubscriberStep{Settings: settings}
 	validName := contract.IsSubscriberName(in.Name)
-
-	var first Batch
-	thisAt := first.Scope(Named("scope"), in.ID)
-	first.Ops[thisAt]["as"] = NameThis
-	self := first.Result(thisAt)
-	envAt := first.StackEnv(self)
-	keyAt := first.Key(self, "Key", "Erasure queue and dead-letter queue of subscriber "+in.Name)
-	first.Ops[keyAt]["as"] = NameKey
-	pair := QueuePair{
-		Key: first.Result(keyAt), RetentionSeconds: build.RetentionSeconds, MaxReceiveCount: build.MaxReceiveCount,
-		VisibilitySeconds: build.VisibilityTimeoutSeconds, QueueAs: NameQueue, DeadLetterAs: NameDeadLetterQueue,
-	}
-	if validName {
-		// The name the channel's topic admits a subscription for.
-		pair.QueueName = contract.QueueName(in.Name)
-	}
-	queueAt, dlqAt := pair.Add(&first, self)
-	queueAttrs := first.Read(first.Result(queueAt), "queueUrl", "queueArn")
-	dlqAttrs := first.Read(first.Result(dlqAt), "queueArn")
 	builds := in.HandlerProps != nil && in.Handler == nil
 	ownRole := builds && in.HandlerProps.Role == nil && !in.HandlerProps.LogGroup
-	roleAttrs := -1
-	if ownRole {
-		// Least privilege instead of AWSLambdaBasicExecutionRole: the
-		// handler may write to its own log group and nothing else.
-		logsAt := first.Construct(self, "aws-logs", "LogGroup", "HandlerLogs", map[string]any{"retention": RetentionOneMonth})
-		first.Ops[logsAt]["as"] = NameLogGroup
-		rp := map[string]any{"assumedBy": ServicePrincipal(LambdaService), "description": "Erasure handler of subscriber " + in.Name}
-		if validName {
-			// The name the channel's roster admits (contract.HandlerName).
-			rp["roleName"] = contract.HandlerName(in.Name)
-			// The path the channel's shared policies admit once for every
-			// store (contract.HandlerRolePath).
-			rp["path"] = contract.HandlerRolePath
-		}
-		roleAt := first.Construct(self, "aws-iam", "Role", "HandlerRole", rp)
-		first.Ops[roleAt]["as"] = NameRole
-		roleAttrs = first.Read(first.Result(roleAt), "roleArn", "roleId")
-	}
-	if len(in.Answers) < 1 {
-		step.Ops = first.Ops
+
+	if in.ShellAnswer == nil {
+		step.Design = shell(in, build, validName, ownRole)
 		return step
 	}
-	read := answerReader(in.Answers[0])
+	shellRead := in.ShellAnswer
 	learned := &Learned{
-		Account: read(envAt, "account"), Region: read(envAt, "region"),
-		QueueArn: read(queueAttrs, "queueArn"), DeadLetterQueueArn: read(dlqAttrs, "queueArn"),
+		Account: shellRead.Account, Region: shellRead.Region,
+		QueueArn: shellRead.Queues[NameQueue].Arn, DeadLetterQueueArn: shellRead.Queues[NameDeadLetterQueue].Arn,
 	}
 	step.Learned = learned
-	queueURL := read(queueAttrs, "queueUrl")
-	this := Named(NameThis)
 
-	// The wiring, in order, in one hand-over (two when CDK makes the
-	// handler's role and the locks must name it).
-	var b Batch
+	// The wiring, in one hand-over (two when CDK makes the handler's role
+	// and the locks must name it).
+	d := NewDesign()
 	if t := in.Topic; t != nil {
 		principal := iameval.SNSServicePrincipal(topicRegion(t), known(learned.Region))
 		if t.RestrictsSqsDecryption && principal == globalSNSPrincipal {
 			// CDK's own subscription scopes both statements to the topic
 			// under this flag.
-			b.Subscribe(Named("topic"), Named(NameQueue))
+			d.Subscriptions = append(d.Subscriptions, Subscription{Topic: NameTopic, Queue: NameQueue})
 		} else {
 			// Like SqsSubscription: a topic imported by ARN names its
 			// region, so a store in another region subscribes across regions.
@@ -253,112 +207,102 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 					region = parts[3]
 				}
 			}
-			b.SubscribeScoped(Named("topic"), Named(NameQueue), Named(NameKey), principal, t.Arn, region)
+			d.Subscriptions = append(d.Subscriptions, Subscription{Topic: NameTopic, Queue: NameQueue, Scoped: true, Key: NameKey,
+				Principal: principal, TopicArn: t.Arn, Region: region})
 		}
 	}
 
 	env := map[string]string{
 		contract.EnvSubscriber:          in.Name,
-		contract.EnvQueueURL:            queueURL,
+		contract.EnvQueueURL:            shellRead.Queues[NameQueue].URL,
 		contract.EnvPassTwoDelaySeconds: strconv.Itoa(build.PassTwoDelaySeconds),
 		contract.EnvBatchTimeoutSeconds: strconv.Itoa(build.BatchTimeoutSeconds),
 	}
 	if in.ResponseQueue != nil {
 		env[contract.EnvResponseQueueURL] = in.ResponseQueue.URL
 	}
-	var fn any          // the handler, as the operations name it
+	var fn Name         // the handler, "" for none
 	var role *RoleFacts // the handler's role, nil for none
-	cur := &b           // the batch the rest goes to
 	switch {
 	case in.Handler != nil && in.HandlerProps == nil:
-		fn = Named("handler")
-		for _, k := range slices.Sorted(mapKeys(env)) {
-			b.Environment(fn, k, env[k])
+		fn = NameHandler
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			d.Variables = append(d.Variables, Variable{Function: fn, Name: k, Value: env[k]})
 		}
 		role = in.Handler.Role
 	case builds:
-		set := map[string]any{"timeout": Seconds(build.HandlerTimeoutSeconds)}
+		f := LambdaFunction{Scope: NameThis, ID: "Handler", Props: NameHandlerProps, TimeoutSeconds: build.HandlerTimeoutSeconds, As: NameFunction}
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			f.Environment = append(f.Environment, EnvEntry{Name: k, Value: env[k]})
+		}
 		if !in.HandlerProps.FunctionName && validName {
 			// SQS names an answer's sender "<role id>:<function name>": the
 			// response reader's roster recognises the store by it.
-			set["functionName"] = contract.HandlerName(in.Name)
+			f.FunctionName = contract.HandlerName(in.Name)
 		}
 		if !in.HandlerProps.MemorySize {
-			set["memorySize"] = DefaultHandlerMemoryMB
+			f.MemorySize = DefaultHandlerMemoryMB
 		}
 		if ownRole {
 			// logs:CreateLogStream and logs:PutLogEvents on this group
-			b.GrantWrite(Named(NameLogGroup), Named(NameRole))
-			set["role"], set["logGroup"] = Named(NameRole), Named(NameLogGroup)
+			d.LogWrites = append(d.LogWrites, LogWrite{LogGroup: NameLogGroup, Grantee: NameRole})
+			f.Role, f.LogGroup = NameRole, NameLogGroup
 		}
-		envAny := make(map[string]any, len(env))
-		for k, v := range env {
-			envAny[k] = v
-		}
-		fnAt := b.Construct(this, "aws-lambda", "Function", "Handler",
-			map[string]any{"$props": map[string]any{"base": Named("handlerProps"), "environment": envAny, "set": set}})
-		b.Ops[fnAt]["as"] = NameFunction
-		fn = b.Result(fnAt)
+		d.Functions = append(d.Functions, f)
+		fn = NameFunction
 		switch {
 		case ownRole:
-			id := read(roleAttrs, "roleId")
-			role = &RoleFacts{Arn: read(roleAttrs, "roleArn"), ID: &id}
+			role = ptr(shellRead.Roles[NameRole])
 		case in.HandlerProps.Role != nil:
 			role = in.HandlerProps.Role
 		default:
 			// CDK makes the function a role of its own: make the function
 			// now, and ask.
-			roleAt := b.FunctionRole(fn)
-			if len(in.Answers) < 2 {
-				step.Ops = b.Ops
+			if in.FunctionAnswer == nil {
+				d.Reads = &Reads{FunctionRoles: []Name{NameFunction}}
+				step.Design = d
 				return step
 			}
-			r := in.Answers[1][roleAt].(map[string]any)
-			role = &RoleFacts{Arn: r["roleArn"].(string)}
-			if id, ok := r["roleId"].(string); ok {
-				role.ID = &id
-			}
-			fn, cur = Named(NameFunction), &Batch{}
+			role = in.FunctionAnswer.FunctionRoles[NameFunction]
+			d = NewDesign() // the function is made: the rest goes to a third hand-over
 		}
 	}
 	admins := in.Administrators
 	if len(admins) == 0 {
 		admins = []string{channelpolicy.DefaultAdministrators(in.Partition, learned.Account, learned.Region)}
 	}
-	queue := LockedResource(Named(NameQueue), learned.QueueArn)
-	if fn != nil {
-		var window any
-		if build.MaxBatchingWindowSeconds > 0 {
-			window = Seconds(build.MaxBatchingWindowSeconds)
-		}
-		cur.EventSource(fn, Named(NameQueue), build.BatchSize, window)
+	queue := LockedResource(NameQueue, learned.QueueArn)
+	if fn != "" {
+		d.EventSources = append(d.EventSources, EventSource{Function: fn, Queue: NameQueue, BatchSize: build.BatchSize, WindowSeconds: build.MaxBatchingWindowSeconds})
 		if in.ResponseQueue != nil {
-			grantSend(cur, Named("responseQueue"), in.ResponseQueue.HasKey, Named("responseKey"), fn)
+			d.Grants = append(d.Grants, sendGrants(NameResponseQueue, in.ResponseQueue.HasKey, NameResponseKey, fn)...)
 		}
-		grantSend(cur, Named(NameQueue), true, Named(NameKey), fn) // pass two re-sends to the store's own queue
+		d.Grants = append(d.Grants, sendGrants(NameQueue, true, NameKey, fn)...) // pass two re-sends to the store's own queue
 		if role == nil {
 			queue.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
-			cur.Add(queue.Op())
+			d.Locks = append(d.Locks, queue.Lock())
 		} else {
 			var topics []string
 			if in.Topic != nil {
 				topics = []string{in.Topic.Arn}
 			}
-			lockDown(cur, queue, learned, role.Arn, admins, topics)
+			d.Locks = append(d.Locks, lockDown(queue, learned, role.Arn, admins, topics)...)
 			if role.ID != nil {
 				step.HandlerRoleID = *role.ID
 				// Pass two is proven by identity: the handler accepts its
 				// marker only from "<this role id>:<its function name>".
-				cur.Environment(fn, contract.EnvHandlerRoleID, *role.ID)
+				d.Variables = append(d.Variables, Variable{Function: fn, Name: contract.EnvHandlerRoleID, Value: *role.ID})
 				// The account service authenticates the store's answers by
 				// this role id: cdk deploy --outputs-file hands it to
 				// erasurectl watch --role-ids-from.
-				cur.Output(this, "HandlerRoleId", "Erasure store "+in.Name+": <store>=<its handler role's unique id>, for the account service's roster",
-					contract.RoleIDOutputPrefix+contract.NameDigest(in.Name), in.Name+"=", *role.ID)
+				d.Outputs = append(d.Outputs, Output{Scope: NameThis, ID: "HandlerRoleId",
+					Description: "Erasure store " + in.Name + ": <store>=<its handler role's unique id>, for the account service's roster",
+					LogicalID:   contract.RoleIDOutputPrefix + contract.NameDigest(in.Name), Join: []string{in.Name + "=", *role.ID}})
 				if ledger := topicAccount(in.Topic); validName && ledger != "" && ledger != learned.Account {
 					// A store outside the channel's account joins with its
 					// own deploy: the ledger's reader reads this id itself.
-					lookupRole(cur, this, in.Partition, ledger, in.Name, role.Arn)
+					d.LookupRoles = append(d.LookupRoles, lookupRole(in.Partition, ledger, in.Name, role.Arn))
+					d.Suppressions = append(d.Suppressions, NewSuppression(map[string]string{"NIST.800.53.R5-IAMNoInlinePolicy": ReasonLookupInline}, NameLookupRole))
 				}
 			} else {
 				problems.Add(path.Child("handler").Child("role"), timing.Missing, "the handler's role is imported, so its unique id (RoleId) is unknown and the handler cannot prove a pass-two marker its own: give the handler a role built in this app")
@@ -366,37 +310,81 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 		}
 	} else {
 		queue.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
-		cur.Add(queue.Op())
+		d.Locks = append(d.Locks, queue.Lock())
 	}
 
-	deadLetters := cur.DeadLetterAlarm(this, "DeadLetterAlarm", Named(NameDeadLetterQueue),
-		"Erasure requests for subscriber "+in.Name+" reached the dead-letter queue: they were not handled and need an operator.")
-	cur.Ops[deadLetters]["as"] = NameDeadLetterAlarm
-	oldest := cur.OldestMessageAlarm(this, "OldestMessageAlarm", Named(NameQueue), build.WorstCaseSeconds(),
-		fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", in.Name, build.WorstCaseSeconds()))
-	cur.Ops[oldest]["as"] = NameOldestMessageAlarm
+	d.Alarms = append(d.Alarms,
+		DeadLetterAlarm(NameThis, "DeadLetterAlarm", NameDeadLetterQueue,
+			"Erasure requests for subscriber "+in.Name+" reached the dead-letter queue: they were not handled and need an operator.", NameDeadLetterAlarm),
+		OldestMessageAlarm(NameThis, "OldestMessageAlarm", NameQueue, build.WorstCaseSeconds(),
+			fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", in.Name, build.WorstCaseSeconds()),
+			NameOldestMessageAlarm))
 
 	// Each suppression on the resources it concerns only: cdk-nag writes its
 	// reasons into every resource it is applied to, and a subscriber-wide
 	// suppression quintupled each store's template.
-	cur.Add(AlarmActionsSuppression(cur.Result(deadLetters), cur.Result(oldest)))
-	if fn != nil {
-		handler := []any{fn} // a function's own default role is its child
+	d.Suppressions = append(d.Suppressions, AlarmActionsSuppression(NameDeadLetterAlarm, NameOldestMessageAlarm))
+	if fn != "" {
+		handler := []Name{fn} // a function's own default role is its child
 		if ownRole {
-			handler = append(handler, Named(NameRole), Named(NameLogGroup))
+			handler = append(handler, NameRole, NameLogGroup)
 		}
-		cur.Add(Suppression(FunctionReasons(ReasonLambdaDLQ), handler...))
+		d.Suppressions = append(d.Suppressions, NewSuppression(FunctionReasons(ReasonLambdaDLQ), handler...))
 	}
 	// The subscription is the queue's child; the queue itself has a redrive policy.
-	cur.Add(Suppression(map[string]string{"Serverless-SNSRedrivePolicy": ReasonSNSRedrive, "Serverless-SQSRedrivePolicy": ReasonDLQRedrive},
-		Named(NameQueue), Named(NameDeadLetterQueue)))
-	step.Ops, step.Final = cur.Ops, true
+	d.Suppressions = append(d.Suppressions, NewSuppression(map[string]string{"Serverless-SNSRedrivePolicy": ReasonSNSRedrive, "Serverless-SQSRedrivePolicy": ReasonDLQRedrive},
+		NameQueue, NameDeadLetterQueue))
+	step.Design, step.Final = d, true
 	step.Problems = problems.Strings()
 	if step.Problems == nil {
 		step.Problems = []string{}
 	}
 	return step
 }
+
+// shell is the subscriber's first design: the construct, its key and
+// queues (and, when it builds the handler with a role of its own, its log
+// group and role), and the tokens the wiring names them by.
+func shell(in SubscriberInput, build timing.Store, validName, ownRole bool) Design {
+	d := NewDesign()
+	if !in.Self {
+		d.Scope = &Scope{Under: NameScope, ID: in.ID, As: NameThis}
+	}
+	d.Keys = []Key{{Scope: NameThis, ID: "Key", Description: "Erasure queue and dead-letter queue of subscriber " + in.Name, As: NameKey}}
+	pair := QueuePair{Scope: NameThis, Key: NameKey, RetentionSeconds: build.RetentionSeconds, MaxReceiveCount: build.MaxReceiveCount,
+		VisibilitySeconds: build.VisibilityTimeoutSeconds, QueueAs: NameQueue, DeadLetterAs: NameDeadLetterQueue}
+	if validName {
+		// The name the channel's topic admits a subscription for.
+		pair.QueueName = contract.QueueName(in.Name)
+	}
+	d.QueuePairs = []QueuePair{pair}
+	d.Reads = &Reads{Stack: NameThis, Queues: []Name{NameQueue, NameDeadLetterQueue}}
+	if ownRole {
+		// Least privilege instead of AWSLambdaBasicExecutionRole: the
+		// handler may write to its own log group and nothing else.
+		d.LogGroups = []LogGroup{{Scope: NameThis, ID: "HandlerLogs", RetentionDays: handlerLogRetentionDays, As: NameLogGroup}}
+		r := Role{Scope: NameThis, ID: "HandlerRole", Service: LambdaService, Description: "Erasure handler of subscriber " + in.Name, As: NameRole}
+		if validName {
+			// The name the channel's roster admits (contract.HandlerName).
+			r.RoleName = contract.HandlerName(in.Name)
+			// The path the channel's shared policies admit once for every
+			// store (contract.HandlerRolePath).
+			r.Path = contract.HandlerRolePath
+		}
+		d.Roles = []Role{r}
+		d.Reads.Roles = []Name{NameRole}
+	}
+	return d
+}
+
+// LambdaService is the service principal a handler's role trusts.
+const LambdaService = "lambda.amazonaws.com"
+
+// handlerLogRetentionDays is how long the handler's log group keeps its
+// events: one month (CloudWatch Logs' ONE_MONTH).
+const handlerLogRetentionDays = 30
+
+func ptr[T any](v T) *T { return &v }
 
 // topicAccount is the account of a topic imported by ARN, "" when the ARN
 // is a token (a topic of this app: the ledger reads the id there itself).
@@ -410,27 +398,27 @@ func topicAccount(t *TopicFacts) string {
 	return ""
 }
 
-// lookupRole makes the store's lookup role (contract.RosterLookupRoleName):
+// lookupRole is the store's lookup role (contract.RosterLookupRoleName):
 // the ledger's reader of the channel's account, and no other principal, may
 // assume it, and it may read the store's handler role (iam:GetRole on that
 // one role) and nothing else, so that the reader learns the role's unique id
 // without the channel team's deploy.
-func lookupRole(b *Batch, scope any, partition, ledgerAccount, store, handlerRoleArn string) {
+func lookupRole(partition, ledgerAccount, store, handlerRoleArn string) LookupRole {
 	reader := contract.LedgerRoleARN(partition, ledgerAccount, contract.LedgerReaderRoleName)
-	at := b.Construct(scope, "aws-iam", "CfnRole", "RosterLookupRole", map[string]any{
-		"roleName":    contract.RosterLookupRoleName(store),
-		"path":        contract.RosterLookupRolePath,
-		"description": "Erasure store " + store + ": lets the channel's ledger reader read its handler role's id",
-		"assumeRolePolicyDocument": map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
-			"Effect": "Allow", "Action": "sts:AssumeRole",
-			"Principal": map[string]any{"AWS": "arn:" + partition + ":iam::" + ledgerAccount + ":root"},
+	return LookupRole{
+		Scope: NameThis, ID: "RosterLookupRole", As: NameLookupRole,
+		RoleName:    contract.RosterLookupRoleName(store),
+		Path:        contract.RosterLookupRolePath,
+		Description: "Erasure store " + store + ": lets the channel's ledger reader read its handler role's id",
+		AssumeRolePolicy: PolicyDocument{Version: PolicyVersion, Statement: []Statement{{
+			Effect: Allow, Action: One("sts:AssumeRole").Ref(),
+			Principal: &Principal{AWS: One("arn:" + partition + ":iam::" + ledgerAccount + ":root")},
 			// The reader by ARN: it need not exist when the store deploys.
-			"Condition": map[string]any{"ArnEquals": map[string]any{"aws:PrincipalArn": reader}},
+			Condition: Conditions{"ArnEquals": {"aws:PrincipalArn": One(reader)}},
 		}}},
-		"policies": []any{map[string]any{"policyName": "ReadTheHandlerRoleId", "policyDocument": map[string]any{"Version": "2012-10-17",
-			"Statement": []any{map[string]any{"Effect": "Allow", "Action": "iam:GetRole", "Resource": handlerRoleArn}}}}},
-	})
-	b.Add(Suppression(map[string]string{"NIST.800.53.R5-IAMNoInlinePolicy": ReasonLookupInline}, b.Result(at)))
+		Policies: []InlinePolicy{{PolicyName: "ReadTheHandlerRoleId", Document: PolicyDocument{Version: PolicyVersion,
+			Statement: []Statement{{Effect: Allow, Action: One("iam:GetRole").Ref(), Resource: One(handlerRoleArn).Ref()}}}}},
+	}
 }
 
 // lockDown locks the store's queues and key to their path: only
@@ -438,38 +426,37 @@ func lookupRole(b *Batch, scope any, partition, ledgerAccount, store, handlerRol
 // and the handler (pass two) send; only the handler consumes, reads the
 // queue's attributes and uses the key besides SNS; nobody sends to the
 // dead-letter queue, and only administrators read it.
-func lockDown(b *Batch, q *Locked, learned *Learned, roleArn string, admins, topics []string) {
+func lockDown(q *Locked, learned *Learned, roleArn string, admins, topics []string) []Lock {
 	q.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
 	// Taking requests off the store's queue is denied to every principal but
 	// the handler's role (the event source polls with it), in any account,
 	// whatever its own policies allow: a request read by anyone else is a
 	// request the store never erases.
-	q.Deny("OnlyTheHandlerConsumes", channelpolicy.QueueConsume, nil, map[string]any{"ArnNotEquals": map[string]any{"aws:PrincipalArn": roleArn}})
+	q.Deny("OnlyTheHandlerConsumes", channelpolicy.QueueConsume, nil, Conditions{"ArnNotEquals": {"aws:PrincipalArn": One(roleArn)}})
 	q.OnlyFrom("OnlyTheTopicAndTheHandlerSend", []string{"sqs:SendMessage"}, []string{roleArn}, topics)
 	q.OnlyFrom("OnlyTheHandlerAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append([]string{roleArn}, admins...), nil)
 
-	dlq := LockedResource(Named(NameDeadLetterQueue), learned.DeadLetterQueueArn)
+	dlq := LockedResource(NameDeadLetterQueue, learned.DeadLetterQueueArn)
 	consumeOrRead := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
 	dlq.AdministeredBy(channelpolicy.DeadLetters, admins, consumeOrRead)
 	dlq.NoOne("NoOneSendsDeadLetters", []string{"sqs:SendMessage"})
 	dlq.OnlyFrom("OnlyAdministratorsConsume", consumeOrRead, admins, nil)
 
-	k := LockedKey(Named(NameKey))
+	k := LockedKey(NameKey)
 	k.AdministeredBy(channelpolicy.QueueKey, admins, channelpolicy.KeyUse)
 	k.OnlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, []string{roleArn}, topics)
-	b.Add(q.Op())
-	b.Add(dlq.Op())
-	b.Add(k.Op())
+	return []Lock{q.Lock(), dlq.Lock(), k.Lock()}
 }
 
-// grantSend lets grantee send to q and nothing more: sqs:SendMessage, and on
-// an encrypted queue the two key actions SendMessage needs (CDK's
+// sendGrants let grantee send to q and nothing more: sqs:SendMessage, and
+// on an encrypted queue the two key actions SendMessage needs (CDK's
 // grantSendMessages adds kms:Encrypt, kms:ReEncrypt* and kms:GenerateDataKey*).
-func grantSend(b *Batch, q any, hasKey bool, key, grantee any) {
-	b.Grant(q, grantee, "sqs:SendMessage")
+func sendGrants(q Name, hasKey bool, key, grantee Name) []Grant {
+	grants := []Grant{{Resource: q, Grantee: grantee, Actions: []string{"sqs:SendMessage"}}}
 	if hasKey {
-		b.Grant(key, grantee, "kms:GenerateDataKey", "kms:Decrypt")
+		grants = append(grants, Grant{Resource: key, Grantee: grantee, Actions: []string{"kms:GenerateDataKey", "kms:Decrypt"}})
 	}
+	return grants
 }
 
 // topicRegion is the topic's region as SNS's principal is decided by it:
@@ -487,25 +474,6 @@ func known(s string) string {
 		return ""
 	}
 	return s
-}
-
-// answerReader reads the string field of an operation's answer.
-func answerReader(answers []any) func(i int, field string) string {
-	return func(i int, field string) string {
-		m, _ := answers[i].(map[string]any)
-		s, _ := m[field].(string)
-		return s
-	}
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // IsToken says whether s holds an unresolved token, as Token.isUnresolved

@@ -10,38 +10,47 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
-// answer plays the applier: what each operation of a step returns as plan
-// reads it (a read's strings, a stack's account and region, a function's role).
-func answer(ops []map[string]any) []any {
-	out := make([]any, len(ops))
-	for i, op := range ops {
-		switch op["op"] {
-		case "stackEnv":
-			out[i] = map[string]any{"account": "111111111111", "region": "eu-west-1"}
-		case "read":
-			m := map[string]any{}
-			for _, n := range op["names"].([]any) {
-				m[n.(string)] = "${Token[" + n.(string) + "." + string(rune('0'+i)) + "]}"
-			}
-			out[i] = m
-		case "functionRole":
-			out[i] = map[string]any{"roleArn": "${Token[fnrole.arn]}", "roleId": "${Token[fnrole.id]}"}
-		}
+// answer plays the applier: what a design's reads return (tokens for
+// each queue's and role's attributes, a stack's account and region, a
+// function's role).
+func answer(d Design) Answer {
+	a := Answer{Queues: map[Name]QueueAttributes{}, Roles: map[Name]RoleFacts{}, FunctionRoles: map[Name]*RoleFacts{}}
+	if d.Reads == nil {
+		return a
 	}
-	return out
+	if d.Reads.Stack != "" {
+		a.Account, a.Region = "111111111111", "eu-west-1"
+	}
+	for _, n := range d.Reads.Queues {
+		a.Queues[n] = QueueAttributes{URL: "${Token[" + string(n) + ".url]}", Arn: "${Token[" + string(n) + ".arn]}"}
+	}
+	for _, n := range d.Reads.Roles {
+		id := "${Token[" + string(n) + ".id]}"
+		a.Roles[n] = RoleFacts{Arn: "${Token[" + string(n) + ".arn]}", ID: &id}
+	}
+	for _, n := range d.Reads.FunctionRoles {
+		id := "${Token[fnrole.id]}"
+		a.FunctionRoles[n] = &RoleFacts{Arn: "${Token[fnrole.arn]}", ID: &id}
+	}
+	return a
 }
 
-// run steps in to its end: every step's operations, and the last step.
-func run(t *testing.T, in SubscriberInput) ([][]map[string]any, SubscriberStep) {
+// run steps in to its end: every step's design, and the last step.
+func run(t *testing.T, in SubscriberInput) ([]Design, SubscriberStep) {
 	t.Helper()
-	var steps [][]map[string]any
+	var steps []Design
 	for range 5 {
 		st := Subscriber(in)
-		steps = append(steps, st.Ops)
+		steps = append(steps, st.Design)
 		if st.Final {
 			return steps, st
 		}
-		in.Answers = append(in.Answers, answer(st.Ops))
+		a := answer(st.Design)
+		if in.ShellAnswer == nil {
+			in.ShellAnswer = &a
+		} else {
+			in.FunctionAnswer = &a
+		}
 	}
 	t.Fatal("the plan did not end in 5 steps")
 	return nil, SubscriberStep{}
@@ -65,14 +74,14 @@ func TestSubscriberSteps(t *testing.T) {
 		name  string
 		edit  func(*SubscriberInput)
 		steps int
-		has   []string // names some operation makes
+		has   []Name // names some design makes
 	}{
-		{"own role and log group", func(*SubscriberInput) {}, 2, []string{NameThis, NameKey, NameQueue, NameDeadLetterQueue, NameLogGroup, NameRole, NameFunction}},
-		{"a given role", func(in *SubscriberInput) { in.HandlerProps.Role = &RoleFacts{Arn: "arn:aws:iam::1:role/r", ID: &id} }, 2, []string{NameFunction}},
-		{"a given log group: CDK makes the role", func(in *SubscriberInput) { in.HandlerProps.LogGroup = true }, 3, []string{NameFunction}},
+		{"own role and log group", func(*SubscriberInput) {}, 2, []Name{NameThis, NameKey, NameQueue, NameDeadLetterQueue, NameLogGroup, NameRole, NameFunction}},
+		{"a given role", func(in *SubscriberInput) { in.HandlerProps.Role = &RoleFacts{Arn: "arn:aws:iam::1:role/r", ID: &id} }, 2, []Name{NameFunction}},
+		{"a given log group: CDK makes the role", func(in *SubscriberInput) { in.HandlerProps.LogGroup = true }, 3, []Name{NameFunction}},
 		{"a given function", func(in *SubscriberInput) {
 			in.HandlerProps, in.Handler = nil, &HandlerFacts{Role: &RoleFacts{Arn: "r", ID: &id}}
-		}, 2, []string{NameQueue}},
+		}, 2, []Name{NameQueue}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,23 +91,39 @@ func TestSubscriberSteps(t *testing.T) {
 			if len(steps) != c.steps {
 				t.Errorf("%d steps, want %d", len(steps), c.steps)
 			}
-			made := map[string]bool{}
-			for _, ops := range steps {
-				for _, op := range ops {
-					if as, ok := op["as"].(string); ok {
-						made[as] = true
-					}
+			made := map[Name]bool{}
+			for _, d := range steps {
+				if d.Version != DesignVersion {
+					t.Errorf("a design of version %d", d.Version)
 				}
-				b, err := json.Marshal(ops)
+				if d.Scope != nil {
+					made[d.Scope.As] = true
+				}
+				for _, k := range d.Keys {
+					made[k.As] = true
+				}
+				for _, p := range d.QueuePairs {
+					made[p.QueueAs], made[p.DeadLetterAs] = true, true
+				}
+				for _, g := range d.LogGroups {
+					made[g.As] = true
+				}
+				for _, r := range d.Roles {
+					made[r.As] = true
+				}
+				for _, f := range d.Functions {
+					made[f.As] = true
+				}
+				b, err := json.Marshal(d)
 				if err != nil {
 					t.Fatal(err)
 				}
-				var back []map[string]any
+				var back Design
 				if err := json.Unmarshal(b, &back); err != nil {
 					t.Fatal(err)
 				}
 				if b2, _ := json.Marshal(back); string(b2) != string(b) {
-					t.Error("a step's operations do not survive JSON")
+					t.Errorf("a design does not survive JSON:\n%s\n%s", b, b2)
 				}
 			}
 			for _, n := range c.has {
@@ -146,67 +171,34 @@ func TestRefusedSubscriberStillBuilds(t *testing.T) {
 			t.Errorf("problem %d is %q, want %q", i, last.Problems[i], w)
 		}
 	}
-	queue := steps[0][4]["props"].(map[string]any)
-	if queue["visibilityTimeout"].(map[string]any)["$duration"].(map[string]any)["seconds"] != c.VisibilityTimeoutCapSeconds {
-		t.Errorf("the refused store's queue is not built with the safe defaults: %v", queue["visibilityTimeout"])
+	queue := steps[0].QueuePairs[0]
+	if queue.VisibilitySeconds != c.VisibilityTimeoutCapSeconds {
+		t.Errorf("the refused store's queue is not built with the safe defaults: %d s", queue.VisibilitySeconds)
 	}
-	if _, named := queue["queueName"]; named {
+	if queue.QueueName != "" {
 		t.Error("a queue is named after an invalid subscriber name")
 	}
 }
 
 // BenchmarkSubscriberStep is one store's two steps as the WebAssembly
-// module serves them: the input decoded from JSON, the plan, its operations
-// encoded (the TypeScript construct's cost per store, before the hand-over),
-// with the step's own encoder and, side by side, with encoding/json's.
+// module serves them: the input decoded from JSON, the plan, its design
+// encoded (the TypeScript construct's cost per store, before the hand-over).
 func BenchmarkSubscriberStep(b *testing.B) {
 	first := base()
 	raw1, _ := json.Marshal(first)
-	first.Answers = [][]any{answer(Subscriber(first).Ops)}
+	a := answer(Subscriber(first).Design)
+	first.ShellAnswer = &a
 	raw2, _ := json.Marshal(first)
-	type plain SubscriberStep // encoding/json's reflection
-	for _, enc := range []struct {
-		name   string
-		encode func(SubscriberStep) ([]byte, error)
-	}{
-		{"own", SubscriberStep.MarshalJSON},
-		{"encoding-json", func(s SubscriberStep) ([]byte, error) { return json.Marshal(plain(s)) }},
-	} {
-		b.Run(enc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, raw := range [][]byte{raw1, raw2} {
-					var in SubscriberInput
-					if err := json.Unmarshal(raw, &in); err != nil {
-						b.Fatal(err)
-					}
-					if _, err := enc.encode(Subscriber(in)); err != nil {
-						b.Fatal(err)
-					}
-				}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, raw := range [][]byte{raw1, raw2} {
+			var in SubscriberInput
+			if err := json.Unmarshal(raw, &in); err != nil {
+				b.Fatal(err)
 			}
-		})
-	}
-}
-
-// TestStepJSONIsEncodingJSONs: the step's own encoder writes what
-// encoding/json writes for the same value, for names that need escapes too.
-func TestStepJSONIsEncodingJSONs(t *testing.T) {
-	for _, name := range []string{"space", "Bad \"name\"\n<&>", "caf\u00e9\xff", ""} {
-		in := base()
-		in.Name = name
-		in.Answers = [][]any{answer(Subscriber(in).Ops)}
-		in.Administrators = []string{"arn:aws:iam::1:role/a"}
-		in.MaxReceiveCount = &NumberFact{Value: 2.5}
-		st := Subscriber(in)
-		got, err := json.Marshal(st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		type plain SubscriberStep
-		want, _ := json.Marshal(plain(st))
-		if string(got) != string(want) {
-			t.Errorf("%q: the step encodes as\n%s\nwant\n%s", name, got, want)
+			if _, err := json.Marshal(Subscriber(in)); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

@@ -7,7 +7,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { applyPlan, callPlan } from './plan';
+import type { DurationFact, NumberFact, RoleFacts, SubscriberInput, SubscriberStep } from '../kernel/design';
+import { applier, notApplicableAlarm, notApplicableMetric, subscriberStep } from './plan';
 
 /**
  * Configures one store on the erasure channel. Only `name`, `topic`,
@@ -166,14 +167,13 @@ export class ErasureSubscriber extends Construct {
   constructor(scope: Construct, id: string, props: ErasureSubscriberProps) {
     super(scope, id);
     const { input, names } = facts(this, scope, id, props);
-    let step: any;
+    let step: SubscriberStep;
+    let next = input;
     for (;;) {
-      step = callPlan({ call: 'subscriber', input });
-      // The construct is its own scope: it stands where the plan makes one.
-      const ops = step.ops.map((op: any) => (op.op === 'scope' && op.as === 'this' ? { op: 'same', value: { $name: 'this' }, as: 'this' } : op));
-      const { answers } = applyPlan(ops, names);
+      step = subscriberStep(next);
+      const answer = applier.apply(step.design, names);
       if (step.final) break;
-      input.answers.push(answers);
+      next = next.shellAnswer === undefined ? { ...next, shellAnswer: answer } : { ...next, functionAnswer: answer };
     }
     this.name = props.name;
     const st = step.settings;
@@ -182,15 +182,15 @@ export class ErasureSubscriber extends Construct {
       maxReceiveCount: st.MaxReceiveCount, passTwoDelaySeconds: st.PassTwoDelaySeconds, batchTimeoutSeconds: st.BatchTimeoutSeconds,
       batchSize: st.BatchSize, maxBatchingWindowSeconds: st.MaxBatchingWindowSeconds, retentionSeconds: st.RetentionSeconds,
     };
-    this.key = names.get('key') as kms.Key;
-    this.queue = names.get('queue') as sqs.Queue;
-    this.deadLetterQueue = names.get('deadLetterQueue') as sqs.Queue;
-    this.logGroup = names.get('logGroup') as logs.LogGroup | undefined;
-    this.handlerFunction = (names.get('function') as lambda.Function | undefined) ?? (props.handlerProps === undefined ? props.handler : undefined);
+    this.key = made(names, 'key', kms.Key);
+    this.queue = made(names, 'queue', sqs.Queue);
+    this.deadLetterQueue = made(names, 'deadLetterQueue', sqs.Queue);
+    this.logGroup = madeIf(names, 'logGroup', logs.LogGroup);
+    this.handlerFunction = madeIf(names, 'function', lambda.Function) ?? (props.handlerProps === undefined ? props.handler : undefined);
     this.handlerRoleId = step.handlerRoleId || undefined;
-    this.deadLetterAlarm = names.get('deadLetterAlarm') as cloudwatch.Alarm;
-    this.oldestMessageAlarm = names.get('oldestMessageAlarm') as cloudwatch.Alarm;
-    const problems: string[] = step.problems;
+    this.deadLetterAlarm = made(names, 'deadLetterAlarm', cloudwatch.Alarm);
+    this.oldestMessageAlarm = made(names, 'oldestMessageAlarm', cloudwatch.Alarm);
+    const problems = [...(step.problems ?? [])];
     if (problems.length > 0) {
       this.node.addValidation({ validate: () => problems });
     }
@@ -202,12 +202,7 @@ export class ErasureSubscriber extends Construct {
    * period, statistic, label, color, unit, account and region apply.
    */
   public metricNotApplicable(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    const set: Record<string, unknown> = {};
-    for (const k of ['period', 'statistic', 'label', 'color', 'unit', 'account', 'region'] as const) {
-      if (props?.[k] !== undefined) set[k] = props[k];
-    }
-    const op = { op: 'metric', props: { $props: { base: callPlan({ call: 'notApplicableMetric', name: this.name }), set: { $name: 'set' } } } };
-    return applyPlan([op], new Map<string, unknown>([['set', set]])).results[0] as cloudwatch.Metric;
+    return applier.newMetric(notApplicableMetric(this.name), props);
   }
 
   /**
@@ -216,9 +211,26 @@ export class ErasureSubscriber extends Construct {
    * hold data of every kind it is asked about.
    */
   public addNotApplicableAlarm(id: string, threshold: number): cloudwatch.Alarm {
-    const { ops, alarm } = callPlan({ call: 'notApplicableAlarm', name: this.name, id, threshold });
-    return applyPlan(ops, new Map<string, unknown>([['this', this]])).results[alarm] as cloudwatch.Alarm;
+    const names = new Map<string, unknown>([['this', this]]);
+    const design = notApplicableAlarm(this.name, id, threshold);
+    applier.apply(design, names);
+    return made(names, design.alarms?.[0]?.as ?? '', cloudwatch.Alarm);
   }
+}
+
+/** What the applier made as name: a cls, or a fault of the package. */
+function made<T>(names: Map<string, unknown>, name: string, cls: abstract new (...args: any[]) => T): T {
+  const o = madeIf(names, name, cls);
+  if (o === undefined) throw new Error(`erasure-channel-constructs: the applier made no ${name}; this is a fault of the package`);
+  return o;
+}
+
+/** What the applier made as name, if it made it. */
+function madeIf<T>(names: Map<string, unknown>, name: string, cls: abstract new (...args: any[]) => T): T | undefined {
+  const o = names.get(name);
+  if (o === undefined) return undefined;
+  if (!(o instanceof cls)) throw new Error(`erasure-channel-constructs: the applier's ${name} is not what it should be; this is a fault of the package`);
+  return o;
 }
 
 /** The flag under which CDK's own SqsSubscription scopes SNS's use of the queue's key to the topic. */
@@ -241,56 +253,56 @@ function facts(self: Construct, scope: Construct, id: string, props: ErasureSubs
     throw new TypeError(`${where}.administrators must be a list of strings`);
   }
   const names = new Map<string, unknown>([['scope', scope], ['this', self]]);
-  const input: Record<string, any> = { id, name: props.name ?? '', partition: Aws.PARTITION, answers: [] };
-  if (props.administrators !== undefined) input.administrators = props.administrators;
   const t = props.topic;
-  if (t !== undefined) {
-    names.set('topic', t);
-    input.topic = { arn: t.topicArn, stackRegion: Stack.of(t).region, fifo: t.fifo === true, restrictsSqsDecryption: FeatureFlags.of(t).isEnabled(RESTRICT_SQS_DECRYPTION) === true };
-  }
+  if (t !== undefined) names.set('topic', t);
   const q = props.responseQueue;
   if (q !== undefined) {
     names.set('responseQueue', q);
-    input.responseQueue = { url: q.queueUrl, fifo: q.fifo === true, hasKey: q.encryptionMasterKey !== undefined, inApp: q.node.defaultChild !== undefined };
     if (q.encryptionMasterKey !== undefined) names.set('responseKey', q.encryptionMasterKey);
   }
   const h = props.handler;
-  if (h !== undefined) {
-    names.set('handler', h);
-    input.handler = { timeout: duration(h.timeout), role: props.handlerProps === undefined ? role(h.role) : undefined };
-  }
+  if (h !== undefined) names.set('handler', h);
   const hp = props.handlerProps;
-  if (hp !== undefined) {
-    names.set('handlerProps', hp);
-    input.handlerProps = {
+  if (hp !== undefined) names.set('handlerProps', hp);
+  const input: SubscriberInput = {
+    id, self: true, name: props.name ?? '', partition: Aws.PARTITION,
+    administrators: props.administrators,
+    topic: t === undefined ? undefined : {
+      arn: t.topicArn, stackRegion: Stack.of(t).region, fifo: t.fifo === true, restrictsSqsDecryption: FeatureFlags.of(t).isEnabled(RESTRICT_SQS_DECRYPTION) === true,
+    },
+    responseQueue: q === undefined ? undefined : {
+      url: q.queueUrl, fifo: q.fifo === true, hasKey: q.encryptionMasterKey !== undefined, inApp: q.node.defaultChild !== undefined,
+    },
+    handler: h === undefined ? undefined : { timeout: duration(h.timeout), role: props.handlerProps === undefined ? role(h.role) : undefined },
+    handlerProps: hp === undefined ? undefined : {
       timeout: hp.timeout !== undefined, functionName: hp.functionName !== undefined, memorySize: hp.memorySize !== undefined,
       logGroup: hp.logGroup !== undefined, role: h === undefined ? role(hp.role) : undefined,
-    };
-  }
-  input.handlerTimeout = duration(props.handlerTimeout);
-  input.visibilityTimeout = duration(props.visibilityTimeout);
-  input.passTwoDelay = duration(props.passTwoDelay);
-  input.batchTimeout = duration(props.batchTimeout);
-  input.maxBatchingWindow = duration(props.maxBatchingWindow);
-  input.retentionPeriod = duration(props.retentionPeriod);
-  input.maxReceiveCount = number(props.maxReceiveCount);
-  input.batchSize = number(props.batchSize);
+    },
+    handlerTimeout: duration(props.handlerTimeout),
+    visibilityTimeout: duration(props.visibilityTimeout),
+    passTwoDelay: duration(props.passTwoDelay),
+    batchTimeout: duration(props.batchTimeout),
+    maxBatchingWindow: duration(props.maxBatchingWindow),
+    retentionPeriod: duration(props.retentionPeriod),
+    maxReceiveCount: number(props.maxReceiveCount),
+    batchSize: number(props.batchSize),
+  };
   return { input, names };
 }
 
-function duration(d: Duration | undefined) {
+function duration(d: Duration | undefined): DurationFact | undefined {
   if (d === undefined) return undefined;
   if (d.isUnresolved()) return { unresolved: true, millis: 0 };
   return { unresolved: false, millis: d.toMilliseconds() };
 }
 
-function number(n: number | undefined) {
+function number(n: number | undefined): NumberFact | undefined {
   if (n === undefined) return undefined;
   if (Token.isUnresolved(n)) return { unresolved: true, value: 0 };
   return { unresolved: false, value: n };
 }
 
-function role(r: iam.IRole | undefined) {
+function role(r: iam.IRole | undefined): RoleFacts | undefined {
   if (r === undefined) return undefined;
   const cfn = r.node.defaultChild;
   return { arn: r.roleArn, id: cfn instanceof iam.CfnRole ? cfn.attrRoleId : null };

@@ -1,10 +1,11 @@
 // The erasure channel's decisions (constructs/erasure/plan, Go) compiled to
-// WebAssembly, and the hand-over that applies what they decide
-// (constructs/erasure/handover/index.js, the one the Go constructs use).
-// Nothing here decides anything: it runs the module, names objects, and
-// applies operations.
+// WebAssembly, and the applier that builds what they design
+// (constructs/erasure/handover/apply.js, the one the Go constructs use).
+// Nothing here decides anything: it runs the module and hands its designs
+// to the applier.
 import { readFileSync } from 'fs';
 import { join } from 'path';
+import type { Design, Metric, SubscriberInput, SubscriberStep } from '../kernel/design';
 import { Wasi } from './wasi';
 
 // jsii compiles against ES2020's library, which does not declare
@@ -43,7 +44,7 @@ function wasm(): Exports {
 }
 
 /** One call of the plan module: a JSON request in, its JSON answer out. */
-export function callPlan(request: unknown): any {
+function callPlan(request: unknown): unknown {
   const w = wasm();
   const input = Buffer.from(JSON.stringify(request));
   const p = w.alloc(input.length);
@@ -58,43 +59,33 @@ export function callPlan(request: unknown): any {
   }
   w.free(p);
   const q = Number(packed >> 32n), n = Number(packed & 0xffffffffn);
-  const answer = JSON.parse(Buffer.from(w.memory.buffer, q, n).toString('utf8'));
+  const answer: unknown = JSON.parse(Buffer.from(w.memory.buffer, q, n).toString('utf8'));
   w.free(q);
   if (answer !== null && typeof answer === 'object' && 'error' in answer) {
-    throw new Error(`erasure-channel-constructs: the plan refused a call: ${answer.error}`);
+    throw new Error(`erasure-channel-constructs: the plan refused a call: ${String(answer.error)}`);
   }
   return answer;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const handover: { run(list: unknown[], refs: unknown[]): unknown[] } = require(join(__dirname, '..', 'kernel', 'handover.js'));
+/** The next step of building an ErasureSubscriber (plan.Subscriber). */
+export function subscriberStep(input: SubscriberInput): SubscriberStep {
+  return callPlan({ call: 'subscriber', input }) as SubscriberStep;
+}
+
+/** The ErasureNotApplicable metric of a subscriber (plan.NotApplicableMetric). */
+export function notApplicableMetric(name: string): Metric {
+  return callPlan({ call: 'notApplicableMetric', name }) as Metric;
+}
+
+/** The design of a subscriber's NOT_APPLICABLE alarm (plan.NotApplicableAlarm). */
+export function notApplicableAlarm(name: string, id: string, threshold: number): Design {
+  return callPlan({ call: 'notApplicableAlarm', name, id, threshold }) as Design;
+}
 
 /**
- * Applies a plan's operations with the hand-over, each {"$name": n} bound
- * to names[n]; what an operation makes under its "as" joins names. Returns
- * each operation's answer as the plan reads it (plain data, or null for an
- * object) and what each returned.
+ * The applier the Go constructs hand the same designs to
+ * (constructs/erasure/handover/apply.js): its types are its own, emitted
+ * from its JSDoc by tsc at build.
  */
-export function applyPlan(ops: any[], names: Map<string, unknown>): { answers: unknown[]; results: unknown[] } {
-  const refs: unknown[] = [];
-  const bind = (v: any): any => {
-    if (Array.isArray(v)) return v.map(bind);
-    if (v === null || typeof v !== 'object') return v;
-    const keys = Object.keys(v);
-    if (keys.length === 1 && keys[0] === '$name') {
-      if (!names.has(v.$name)) throw new Error(`erasure-channel-constructs: the plan names ${JSON.stringify(v.$name)}, which nothing made`);
-      refs.push(names.get(v.$name));
-      return { $ref: refs.length - 1 };
-    }
-    const out: Record<string, unknown> = {};
-    for (const k of keys) out[k] = bind(v[k]);
-    return out;
-  };
-  const bound = ops.map(bind);
-  const results = handover.run(bound, refs);
-  const answers = results.map((r, i) => {
-    if (typeof ops[i].as === 'string') names.set(ops[i].as, r);
-    return r !== null && (typeof r === 'string' || Object.getPrototypeOf(r) === Object.prototype) ? r : null;
-  });
-  return { answers, results };
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const applier: typeof import('../kernel/apply') = require(join(__dirname, '..', 'kernel', 'apply.js'));

@@ -1,9 +1,12 @@
 // Builds what the package carries besides its compiled TypeScript, from the
 // repository's one source of each: kernel/plan.wasm, the Go decisions of
-// constructs/erasure/plan compiled to WebAssembly (GOOS=wasip1, a reactor),
-// and kernel/handover.js, the applier the Go constructs hand the same
-// operations to (constructs/erasure/handover/index.js). Both are build
-// output: never committed. Needs Go 1.26 on the PATH. The tag erasureplan
+// constructs/erasure/plan compiled to WebAssembly (GOOS=wasip1, a reactor);
+// kernel/apply.js, the applier the Go constructs hand the same designs to
+// (constructs/erasure/handover/apply.js), with its declarations
+// (kernel/apply.d.ts, emitted by tsc from its JSDoc types) and the design's
+// types (kernel/design.d.ts, handover/design.ts, generated from the Go
+// types), so that lib/plan.ts is compiled against the applier itself. All
+// are build output: never committed. Needs Go 1.26 on the PATH. The tag erasureplan
 // leaves the contract's reference schema validator out (contract/schemacheck.go).
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -19,7 +22,14 @@ execFileSync('go', ['build', '-tags', 'erasureplan', '-buildmode=c-shared', '-tr
   stdio: 'inherit',
   env: { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm', CGO_ENABLED: '0' },
 })
-copyFileSync(join(repo, 'constructs', 'erasure', 'handover', 'index.js'), join(pkg, 'kernel', 'handover.js'))
+const handover = join(repo, 'constructs', 'erasure', 'handover')
+rmSync(join(pkg, 'kernel', 'handover.js'), { force: true })
+copyFileSync(join(handover, 'apply.js'), join(pkg, 'kernel', 'apply.js'))
+copyFileSync(join(handover, 'design.ts'), join(pkg, 'kernel', 'design.d.ts'))
+execFileSync(process.execPath, [join(pkg, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(handover, 'tsconfig.json'),
+  '--noEmit', 'false', '--declaration', '--emitDeclarationOnly', '--outDir', join(pkg, 'kernel', 'types')], { stdio: 'inherit' })
+copyFileSync(join(pkg, 'kernel', 'types', 'apply.d.ts'), join(pkg, 'kernel', 'apply.d.ts'))
+rmSync(join(pkg, 'kernel', 'types'), { recursive: true, force: true })
 // kernel/check.wasm: the app-wide check (cmd/erasure-check, the Go code of
 // erasurectl check) as a WASI command, for ErasureCheck and erasure-check.
 execFileSync('go', ['build', '-tags', 'erasureplan', '-trimpath', '-ldflags=-s -w', '-o', join(pkg, 'kernel', 'check.wasm'), './cmd/erasure-check'], {

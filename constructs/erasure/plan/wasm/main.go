@@ -5,9 +5,9 @@
 // calls it synchronously. A call writes its JSON request into memory from alloc,
 // calls plan and reads the JSON answer at the returned place:
 //
-//	{"call": "subscriber", "input": <plan.SubscriberInput>}         → <plan.SubscriberStep>
-//	{"call": "notApplicableMetric", "name": n}                       → the metric's props
-//	{"call": "notApplicableAlarm", "name": n, "id": id, "threshold": t} → {"ops": [...], "alarm": i}
+//	{"call": "subscriber", "input": <plan.SubscriberInput>}             → <plan.SubscriberStep>
+//	{"call": "notApplicableMetric", "name": n}                           → <plan.Metric>
+//	{"call": "notApplicableAlarm", "name": n, "id": id, "threshold": t} → <plan.Design>
 //
 // An answer that is not the call's is {"error": "..."}: a request it cannot
 // read or a call it does not know, named without echoing the request.
@@ -74,17 +74,11 @@ func answer(raw []byte) []byte {
 	var v any
 	switch r.Call {
 	case "subscriber":
-		// The step's own encoder, not json.Marshal's re-scan of what it writes.
-		out, err := plan.Subscriber(r.Input).MarshalJSON()
-		if err != nil {
-			return failure("the answer could not be written")
-		}
-		return out
+		v = plan.Subscriber(r.Input)
 	case "notApplicableMetric":
 		v = plan.NotApplicableMetric(r.Name)
 	case "notApplicableAlarm":
-		ops, at := plan.NotApplicableAlarm(r.Name, r.ID, r.Threshold)
-		v = map[string]any{"ops": ops, "alarm": at}
+		v = plan.NotApplicableAlarm(r.Name, r.ID, r.Threshold)
 	default:
 		return failure("a call the plan does not know")
 	}
