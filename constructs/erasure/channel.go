@@ -113,6 +113,7 @@ type ErasureChannel struct {
 	// the head its anchor holds (LOG_ROLLED_BACK).
 	ReceiptLogRolledBackAlarm awscloudwatch.Alarm
 
+	env                         stackEnv // the channel stack's account and region, read once
 	roster                      roster
 	publishers, responseReaders []string
 	organization                string
@@ -130,7 +131,8 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		props = &ErasureChannelProps{}
 	}
 	c := constantsOr(props.Constants)
-	ch := &ErasureChannel{Construct: this, roster: newRoster(props.Stores, envOf(this).account), publishers: props.Publishers, responseReaders: props.ResponseReaders,
+	env := envOf(this)
+	ch := &ErasureChannel{Construct: this, env: env, roster: newRoster(props.Stores, env.account), publishers: props.Publishers, responseReaders: props.ResponseReaders,
 		organization: props.OrganizationID}
 	if len(ch.responseReaders) == 0 {
 		ch.responseReaders = props.Publishers
@@ -325,7 +327,7 @@ func channelAccountHandlers(channelAccount, handlers string) plan.Conditions {
 // names a store: the roster's accounts are listed once per policy at most.
 func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	r := ch.roster
-	channelAccount, region := r.channelAccount, envOf(ch.Construct).region
+	channelAccount, region := r.channelAccount, ch.env.region
 	admins := props.Administrators
 	if len(admins) == 0 {
 		if len(r.others) > 0 || ch.organization != "" {
@@ -368,14 +370,14 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	// Declared principals of another account (or of any, where the stack's
 	// account is not known at synth) need the resource policies' Allow too.
 	if others := otherAccounts(props.Publishers, channelAccount); len(others) > 0 {
-		ch.Topic.AddToResourcePolicy(allowDeclared("PublishersPublish", others, props.Publishers, []string{*topicArnOf(ch.Topic)}, nil, "sns:Publish"))
+		ch.Topic.AddToResourcePolicy(allowDeclared("PublishersPublish", others, props.Publishers, []string{*ch.Topic.TopicArn()}, nil, "sns:Publish"))
 		ch.TopicKey.AddToResourcePolicy(allowDeclared("PublishersUseTheKeyViaSns", others, props.Publishers, []string{"*"},
 			map[string]any{"kms:ViaService": fmt.Sprintf("sns.%s.amazonaws.com", region)}, channelpolicy.KeyUse...), nil)
 	}
 	if others := otherAccounts(readers, channelAccount); len(others) > 0 {
 		consume := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
-		ch.ResponseQueue.AddToResourcePolicy(allowDeclared("ReadersConsume", others, readers, []string{queueArnOf(ch.ResponseQueue)}, nil, consume...))
-		ch.ResponseDeadLetterQueue.AddToResourcePolicy(allowDeclared("ReadersConsume", others, readers, []string{queueArnOf(ch.ResponseDeadLetterQueue)}, nil, consume...))
+		ch.ResponseQueue.AddToResourcePolicy(allowDeclared("ReadersConsume", others, readers, []string{*ch.ResponseQueue.QueueArn()}, nil, consume...))
+		ch.ResponseDeadLetterQueue.AddToResourcePolicy(allowDeclared("ReadersConsume", others, readers, []string{*ch.ResponseDeadLetterQueue.QueueArn()}, nil, consume...))
 		ch.ResponseKey.AddToResourcePolicy(allowDeclared("ReadersDecryptViaSqs", others, readers, []string{"*"},
 			map[string]any{"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)}, "kms:Decrypt"), nil)
 	}
@@ -486,7 +488,7 @@ func appendNew(list []string, s string) []string {
 // topic's locks narrow it to their administrators and their own store queues):
 // Allows for every principal, on topic, responses and key.
 func (ch *ErasureChannel) admitRosterAccounts(accounts map[string]plan.Values, handlers string, topic, responses, key *locked) {
-	region := envOf(ch.Construct).region
+	region := ch.env.region
 	with := func(more map[string]plan.Values) map[string]plan.Values {
 		out := maps.Clone(accounts)
 		maps.Copy(out, more)
@@ -508,7 +510,7 @@ func (ch *ErasureChannel) admitRosterAccounts(accounts map[string]plan.Values, h
 // use its key through SQS.
 func (ch *ErasureChannel) admitAccounts(sidPrefix string, principals []awsiam.IPrincipal) {
 	viaSQS := map[string]interface{}{"StringEquals": map[string]interface{}{
-		"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", envOf(ch.Construct).region),
+		"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", ch.env.region),
 	}}
 	ch.Topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String(sidPrefix + "SubscribeSqs"),

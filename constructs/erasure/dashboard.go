@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -49,7 +50,7 @@ func NewErasureDashboard(scope constructs.Construct, id *string, props *ErasureD
 	d.Dashboard = awscloudwatch.NewDashboard(this, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
 		DashboardName: optional(props.DashboardName),
 	})
-	period := minutes(5)
+	period := awscdk.Duration_Minutes(jsii.Number(5))
 	if ch := props.Channel; ch != nil {
 		d.Dashboard.AddWidgets(
 			awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{

@@ -191,7 +191,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	runtime, arch := awslambda.Runtime_PROVIDED_AL2023(), awslambda.Architecture_ARM_64()
 	fn := func(id, roleName, mode string, timeoutSeconds int) awslambda.Function {
 		logs := awslogs.NewLogGroup(this, jsii.String(id+"Logs"), &awslogs.LogGroupProps{Retention: awslogs.RetentionDays_ONE_MONTH})
-		role := awsiam.NewRole(this, jsii.String(id+"Role"), &awsiam.RoleProps{AssumedBy: lambdaPrincipal(), RoleName: jsii.String(roleName),
+		role := awsiam.NewRole(this, jsii.String(id+"Role"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String(plan.LambdaService), nil), RoleName: jsii.String(roleName),
 			Description: jsii.String("Erasure ledger: the " + mode)})
 		logs.GrantWrite(role)
 		env := map[string]*string{
@@ -200,7 +200,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		}
 		f := awslambda.NewFunction(this, jsii.String(id), &awslambda.FunctionProps{
 			Runtime: runtime, Architecture: arch, Handler: jsii.String("bootstrap"), Code: props.Code,
-			Role: role, LogGroup: logs, Timeout: seconds(timeoutSeconds), MemorySize: jsii.Number(plan.DefaultHandlerMemoryMB),
+			Role: role, LogGroup: logs, Timeout: awscdk.Duration_Seconds(jsii.Number(float64(timeoutSeconds))), MemorySize: jsii.Number(plan.DefaultHandlerMemoryMB),
 			Environment: &env, Description: jsii.String("Erasure ledger: the " + mode),
 		})
 		for _, page := range l.RosterPages {
@@ -273,7 +273,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	}))
 	rule := awsevents.NewRule(this, jsii.String("SweepSchedule"), &awsevents.RuleProps{
 		Description: jsii.String("Erasure ledger: the sweeper, each publisher tick (publisherTickSeconds)"),
-		Schedule:    awsevents.Schedule_Rate(seconds(c.PublisherTickSeconds)),
+		Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Seconds(jsii.Number(float64(c.PublisherTickSeconds)))),
 		Targets:     &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(l.Sweeper, &awseventstargets.LambdaFunctionProps{RetryAttempts: jsii.Number(0)})},
 	})
 	suppress(map[string]string{

@@ -26,11 +26,11 @@ type locked struct {
 }
 
 func lockedQueue(q awssqs.Queue) *locked {
-	return &locked{plan.LockedResource("", queueArnOf(q)), q}
+	return &locked{plan.LockedResource("", *q.QueueArn()), q}
 }
 
 func lockedTopic(t awssns.Topic) *locked {
-	return &locked{plan.LockedResource("", *topicArnOf(t)), t}
+	return &locked{plan.LockedResource("", *t.TopicArn()), t}
 }
 
 func lockedKey(k awskms.Key) *locked { return &locked{plan.LockedKey(""), k} }

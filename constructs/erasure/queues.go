@@ -12,17 +12,13 @@ import (
 )
 
 // buildPair creates p's queue and dead-letter queue under scope with key, in
-// one call, and remembers their ARNs (queueArnOf).
+// one call.
 func buildPair(scope constructs.Construct, key awskms.IKey, p plan.QueuePair) (queue, dlq awssqs.Queue) {
 	p.Scope, p.Key, p.QueueAs, p.DeadLetterAs = plan.NameScope, plan.NameKey, plan.NameQueue, plan.NameDeadLetterQueue
 	d := plan.NewDesign()
 	d.QueuePairs = []plan.QueuePair{p}
-	d.Reads = &plan.Reads{Queues: []plan.Name{plan.NameQueue, plan.NameDeadLetterQueue}}
-	made, answer := applyDesign(d, map[plan.Name]any{plan.NameScope: scope, plan.NameKey: key})
-	queue, dlq = made[plan.NameQueue].(awssqs.Queue), made[plan.NameDeadLetterQueue].(awssqs.Queue)
-	queueArns.Store(queue, answer.Queues[plan.NameQueue].Arn)
-	queueArns.Store(dlq, answer.Queues[plan.NameDeadLetterQueue].Arn)
-	return queue, dlq
+	made, _ := applyDesign(d, map[plan.Name]any{plan.NameScope: scope, plan.NameKey: key})
+	return made[plan.NameQueue].(awssqs.Queue), made[plan.NameDeadLetterQueue].(awssqs.Queue)
 }
 
 func newKey(scope constructs.Construct, id, description string) awskms.Key {

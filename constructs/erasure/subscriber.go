@@ -6,7 +6,6 @@ package erasure
 
 import (
 	"maps"
-	"sync"
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 
@@ -150,13 +149,8 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	s := &ErasureSubscriber{Name: props.Name, Settings: step.Settings}
 	s.Construct = names[plan.NameThis].(constructs.Construct)
 	this := s.Construct
-	seedEnv(this, stackEnv{account: step.Learned.Account, region: step.Learned.Region})
 	s.Key = names[plan.NameKey].(awskms.Key)
 	s.Queue, s.DeadLetterQueue = names[plan.NameQueue].(awssqs.Queue), names[plan.NameDeadLetterQueue].(awssqs.Queue)
-	sameStack(s.Queue, this)
-	sameStack(s.DeadLetterQueue, this)
-	queueArns.Store(s.Queue, step.Learned.QueueArn)
-	queueArns.Store(s.DeadLetterQueue, step.Learned.DeadLetterQueueArn)
 	if lg, ok := names[plan.NameLogGroup].(awslogs.LogGroup); ok {
 		s.LogGroup = lg
 	}
@@ -176,31 +170,23 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	return s
 }
 
-// subscriberFacts is what plan.Subscriber reads of props and the app, and
-// the objects its operations name. Each fact is asked of the kernel only
-// where the decisions read it, and the shared topic's and response queue's
-// once each (jsii_answer_cache.go).
+// subscriberFacts is what plan.Subscriber reads of props, and the objects
+// its designs name. Each fact is asked of the kernel only where the
+// decisions read it; the shared topic's and response queue's are read by
+// the applier in the first hand-over.
 func subscriberFacts(scope constructs.Construct, id *string, props *ErasureSubscriberProps) (plan.SubscriberInput, map[plan.Name]any) {
 	in := plan.SubscriberInput{Name: props.Name, Partition: partition(), Administrators: props.Administrators, Constants: props.Constants}
 	if id != nil {
 		in.ID = *id // a nil id is refused by the kernel as an empty one is
 	}
 	names := map[plan.Name]any{plan.NameScope: scope}
+	// The topic's and the response queue's facts are read by the first
+	// hand-over, with the store's queues.
 	if t := props.Topic; t != nil {
-		names[plan.NameTopic] = t
-		in.Topic = &plan.TopicFacts{Arn: *topicArnOf(t), FIFO: topicIsFIFO(t), RestrictsSqsDecryption: restrictsSqsDecryption(t)}
-		if plan.IsToken(in.Topic.Arn) {
-			in.Topic.StackRegion = envOf(t).region
-		}
+		names[plan.NameTopic], in.HasTopic = t, true
 	}
 	if q := props.ResponseQueue; q != nil {
-		names[plan.NameResponseQueue] = q
-		in.ResponseQueue = &plan.ResponseQueueFacts{URL: *queueURL(q), FIFO: queueIsFIFO(q)}
-		if k := queueKey(q); k != nil {
-			names[plan.NameResponseKey], in.ResponseQueue.HasKey = k, true
-		} else {
-			in.ResponseQueue.InApp = q.Node().DefaultChild() != nil
-		}
+		names[plan.NameResponseQueue], in.HasResponseQueue = q, true
 	}
 	if h := props.Handler; h != nil {
 		names[plan.NameHandler] = h
@@ -281,18 +267,4 @@ func (s *ErasureSubscriber) MetricNotApplicable(opts *awscloudwatch.MetricOption
 func (s *ErasureSubscriber) AddNotApplicableAlarm(id string, threshold float64) awscloudwatch.Alarm {
 	made, _ := applyDesign(plan.NotApplicableAlarm(s.Name, id, threshold), map[plan.Name]any{plan.NameThis: s.Construct})
 	return made[plan.NameNotApplicableAlarm].(awscloudwatch.Alarm)
-}
-
-var (
-	lambdaPrincipalOnce sync.Once
-	lambdaPrincipalVal  awsiam.IPrincipal
-)
-
-// lambdaPrincipal is lambda.amazonaws.com, built once: principals are plain
-// values, shared safely between roles.
-func lambdaPrincipal() awsiam.IPrincipal {
-	lambdaPrincipalOnce.Do(func() {
-		lambdaPrincipalVal = awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)
-	})
-	return lambdaPrincipalVal
 }

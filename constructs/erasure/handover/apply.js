@@ -46,6 +46,9 @@ const subscriptions = once(() => require('aws-cdk-lib/aws-sns-subscriptions'));
 const eventSources = once(() => require('aws-cdk-lib/aws-lambda-event-sources'));
 const constructs = once(() => require('constructs'));
 
+/** The flag under which CDK's own SqsSubscription scopes SNS's use of the queue's key to the topic. */
+const RESTRICT_SQS_DECRYPTION = '@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption';
+
 /** A fault of the design or of what the caller holds: never a user's value. */
 class HandoverError extends Error {}
 
@@ -189,7 +192,9 @@ function apply(design, held) {
     }));
   }
   for (const g of design.grants ?? []) {
-    grantingOf(held, g.resource).grant(grantableOf(held, g.grantee), ...(g.actions ?? []));
+    const on = g.queueKey ? queueOf(held, g.resource).encryptionMasterKey : grantingOf(held, g.resource);
+    if (on === undefined) throw new HandoverError(`handover: the queue "${g.resource}" has no key to grant`);
+    on.grant(grantableOf(held, g.grantee), ...(g.actions ?? []));
   }
   for (const l of design.locks ?? []) lock(held, l);
   for (const v of design.variables ?? []) {
@@ -451,6 +456,10 @@ function read(held, design) {
   /** @type {{ [name: string]: RoleFacts | null }} */
   const functionRoles = {};
   let account = '', region = '';
+  /** @type {import('./design').TopicFacts | undefined} */
+  let topic;
+  /** @type {import('./design').ResponseQueueFacts | undefined} */
+  let responseQueue;
   if (r === undefined) return { account, region, queues, roles, functionRoles };
   if (r.stack !== undefined && r.stack !== '') {
     const st = cdk().Stack.of(scopeOf(held, r.stack));
@@ -470,7 +479,18 @@ function read(held, design) {
     const cfn = role?.node.defaultChild;
     functionRoles[n] = role === undefined ? null : { arn: role.roleArn, id: cfn instanceof iam().CfnRole ? cfn.attrRoleId : null };
   }
-  return { account, region, queues, roles, functionRoles };
+  if (r.topic !== undefined && r.topic !== '') {
+    const t = need(held, r.topic, sns().TopicBase, 'a topic');
+    topic = {
+      arn: t.topicArn, stackRegion: cdk().Stack.of(t).region, fifo: t.fifo === true,
+      restrictsSqsDecryption: cdk().FeatureFlags.of(t).isEnabled(RESTRICT_SQS_DECRYPTION) === true,
+    };
+  }
+  if (r.responseQueue !== undefined && r.responseQueue !== '') {
+    const q = queueOf(held, r.responseQueue);
+    responseQueue = { url: q.queueUrl, fifo: q.fifo === true, hasKey: q.encryptionMasterKey !== undefined, inApp: q.node.defaultChild !== undefined };
+  }
+  return { account, region, queues, roles, functionRoles, topic, responseQueue };
 }
 
 /**

@@ -21,6 +21,8 @@ export interface Answer {
   readonly queues: { readonly [key: Name]: QueueAttributes } | null;
   readonly roles: { readonly [key: Name]: RoleFacts } | null;
   readonly functionRoles: { readonly [key: Name]: RoleFacts | null } | null;
+  readonly topic?: TopicFacts;
+  readonly responseQueue?: ResponseQueueFacts;
 }
 
 export type Comparison = "GREATER_THAN_OR_EQUAL_TO_THRESHOLD" | "GREATER_THAN_THRESHOLD";
@@ -71,6 +73,7 @@ export interface EventSource {
 
 export interface Grant {
   readonly resource: Name;
+  readonly queueKey: boolean;
   readonly grantee: Name;
   readonly actions: readonly string[] | null;
 }
@@ -111,13 +114,6 @@ export interface LambdaFunction {
   readonly role: Name;
   readonly logGroup: Name;
   readonly as: Name;
-}
-
-export interface Learned {
-  readonly account: string;
-  readonly region: string;
-  readonly queueArn: string;
-  readonly deadLetterQueueArn: string;
 }
 
 export interface Lock {
@@ -235,6 +231,8 @@ export interface QueuePair {
 
 export interface Reads {
   readonly stack?: Name;
+  readonly topic?: Name;
+  readonly responseQueue?: Name;
   readonly queues?: readonly Name[];
   readonly roles?: readonly Name[];
   readonly functionRoles?: readonly Name[];
@@ -283,6 +281,8 @@ export interface SubscriberInput {
   readonly self: boolean;
   readonly name: string;
   readonly partition: string;
+  readonly hasTopic: boolean;
+  readonly hasResponseQueue: boolean;
   readonly topic?: TopicFacts;
   readonly responseQueue?: ResponseQueueFacts;
   readonly handler?: HandlerFacts;
@@ -306,7 +306,6 @@ export interface SubscriberStep {
   readonly settings: TimingStore;
   readonly problems: readonly string[] | null;
   readonly handlerRoleId?: string;
-  readonly learned?: Learned;
 }
 
 export interface Subscription {

@@ -60,7 +60,6 @@ const (
 	NameThis               Name = "this"          // the construct
 	NameTopic              Name = "topic"         // the erasure topic (given)
 	NameResponseQueue      Name = "responseQueue" // the response queue (given)
-	NameResponseKey        Name = "responseKey"   // the response queue's key (given, when known)
 	NameHandler            Name = "handler"       // the store's function (given)
 	NameHandlerProps       Name = "handlerProps"  // the props to build it with (given)
 	NameKey                Name = "key"
@@ -179,9 +178,11 @@ type EventSource struct {
 	WindowSeconds int  `json:"windowSeconds"` // 0: no batching window
 }
 
-// Grant is Resource.grant(Grantee, Actions...) (a queue's or a key's).
+// Grant is Resource.grant(Grantee, Actions...) (a queue's or a key's), or,
+// with QueueKey, the grant on the key of the queue Resource.
 type Grant struct {
 	Resource Name     `json:"resource"`
+	QueueKey bool     `json:"queueKey"`
 	Grantee  Name     `json:"grantee"`
 	Actions  []string `json:"actions"`
 }
@@ -308,9 +309,12 @@ type NagRule struct {
 
 // Reads asks the applier for tokens of what it holds, after it has built the
 // design: the account and region of Stack's stack, each queue's URL and
-// ARN, each role's ARN and id, each function's role.
+// ARN, each role's ARN and id, each function's role, and the facts of a
+// subscriber's topic and response queue.
 type Reads struct {
 	Stack         Name   `json:"stack,omitempty"`
+	Topic         Name   `json:"topic,omitempty"`
+	ResponseQueue Name   `json:"responseQueue,omitempty"`
 	Queues        []Name `json:"queues,omitempty"`
 	Roles         []Name `json:"roles,omitempty"`
 	FunctionRoles []Name `json:"functionRoles,omitempty"`
@@ -325,6 +329,9 @@ type Answer struct {
 	// FunctionRoles are the roles of the functions Reads named: nil where
 	// the function has none.
 	FunctionRoles map[Name]*RoleFacts `json:"functionRoles"`
+	// Topic and ResponseQueue are the facts Reads asked for, or nil.
+	Topic         *TopicFacts         `json:"topic,omitempty"`
+	ResponseQueue *ResponseQueueFacts `json:"responseQueue,omitempty"`
 }
 
 // QueueAttributes are a queue's URL and ARN (tokens).

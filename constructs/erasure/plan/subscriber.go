@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -20,9 +21,12 @@ import (
 // the same facts and gets the same designs.
 //
 // The applier holds the given objects by name: NameScope (the construct's
-// scope), NameTopic, NameResponseQueue, NameResponseKey (the response
-// queue's key, when it has one), NameHandler and NameHandlerProps (the
-// props as given), and NameThis when Self.
+// scope), NameTopic and NameResponseQueue (when given: HasTopic,
+// HasResponseQueue), NameHandler and NameHandlerProps (the props as given),
+// and NameThis when Self. The topic's and the response queue's facts are
+// read by the first hand-over (its Answer's Topic and ResponseQueue), so
+// that no construct reads or caches them itself; a caller that knows them
+// may give them instead.
 type SubscriberInput struct {
 	// ID is the construct's id.
 	ID string `json:"id"`
@@ -34,10 +38,12 @@ type SubscriberInput struct {
 	// Partition is the app's token for the partition (Aws.PARTITION).
 	Partition string `json:"partition"`
 
-	Topic         *TopicFacts         `json:"topic,omitempty"`         // nil: no topic given
-	ResponseQueue *ResponseQueueFacts `json:"responseQueue,omitempty"` // nil: no response queue given
-	Handler       *HandlerFacts       `json:"handler,omitempty"`       // nil: no handler function given
-	HandlerProps  *HandlerPropsFacts  `json:"handlerProps,omitempty"`  // nil: no handler props given
+	HasTopic         bool                `json:"hasTopic"`                // the applier holds NameTopic
+	HasResponseQueue bool                `json:"hasResponseQueue"`        // the applier holds NameResponseQueue
+	Topic            *TopicFacts         `json:"topic,omitempty"`         // nil: none given, or read by the first hand-over
+	ResponseQueue    *ResponseQueueFacts `json:"responseQueue,omitempty"` // nil: none given, or read by the first hand-over
+	Handler          *HandlerFacts       `json:"handler,omitempty"`       // nil: no handler function given
+	HandlerProps     *HandlerPropsFacts  `json:"handlerProps,omitempty"`  // nil: no handler props given
 
 	HandlerTimeout    *DurationFact `json:"handlerTimeout,omitempty"`
 	VisibilityTimeout *DurationFact `json:"visibilityTimeout,omitempty"`
@@ -129,13 +135,11 @@ type SubscriberStep struct {
 	// HandlerRoleID (with Final) is the handler role's unique id (a token),
 	// or "" when it is unknown.
 	HandlerRoleID string `json:"handlerRoleId,omitempty"`
-	// Learned (after the first step) is what the first hand-over read.
-	Learned *Learned `json:"learned,omitempty"`
 }
 
-// Learned is what the subscriber's first hand-over read: its stack's
+// shellFacts is what the subscriber's first hand-over read: its stack's
 // account and region and its queues' ARNs (tokens).
-type Learned struct {
+type shellFacts struct {
 	Account            string `json:"account"`
 	Region             string `json:"region"`
 	QueueArn           string `json:"queueArn"`
@@ -165,12 +169,19 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	if in.Constants != nil {
 		c = *in.Constants
 	}
+	if a := in.ShellAnswer; a != nil {
+		in.Topic = cmp.Or(in.Topic, a.Topic)
+		in.ResponseQueue = cmp.Or(in.ResponseQueue, a.ResponseQueue)
+	}
 	path := problem.Root("ErasureSubscriber").Key(in.Name)
 	settings, problems := resolveSubscriber(in, c, path)
 	// Build with the checked settings when they hold, else with the safe
 	// defaults, so that CDK's own range checks never pre-empt the full list.
+	// Only the props' problems count here: those of the topic and the
+	// response queue are known after the first hand-over, which builds the
+	// queues, and fail the synth all the same.
 	build := settings
-	if len(problems) > 0 {
+	if slices.ContainsFunc(problems, func(p problem.Problem) bool { return !sharedObject(p.Path, path) }) {
 		build = timing.Defaults(c)
 	}
 	step := SubscriberStep{Settings: settings}
@@ -183,11 +194,14 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 		return step
 	}
 	shellRead := in.ShellAnswer
-	learned := &Learned{
+	if (in.HasTopic && in.Topic == nil) || (in.HasResponseQueue && in.ResponseQueue == nil) {
+		// A fault of the applier: the first hand-over reads both.
+		panic("plan: the first hand-over's answer lacks the topic's or the response queue's facts")
+	}
+	learned := &shellFacts{
 		Account: shellRead.Account, Region: shellRead.Region,
 		QueueArn: shellRead.Queues[NameQueue].Arn, DeadLetterQueueArn: shellRead.Queues[NameDeadLetterQueue].Arn,
 	}
-	step.Learned = learned
 
 	// The wiring, in one hand-over (two when CDK makes the handler's role
 	// and the locks must name it).
@@ -275,9 +289,9 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	if fn != "" {
 		d.EventSources = append(d.EventSources, EventSource{Function: fn, Queue: NameQueue, BatchSize: build.BatchSize, WindowSeconds: build.MaxBatchingWindowSeconds})
 		if in.ResponseQueue != nil {
-			d.Grants = append(d.Grants, sendGrants(NameResponseQueue, in.ResponseQueue.HasKey, NameResponseKey, fn)...)
+			d.Grants = append(d.Grants, sendGrants(NameResponseQueue, in.ResponseQueue.HasKey, fn)...)
 		}
-		d.Grants = append(d.Grants, sendGrants(NameQueue, true, NameKey, fn)...) // pass two re-sends to the store's own queue
+		d.Grants = append(d.Grants, sendGrants(NameQueue, true, fn)...) // pass two re-sends to the store's own queue
 		if role == nil {
 			queue.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
 			d.Locks = append(d.Locks, queue.Lock())
@@ -359,6 +373,12 @@ func shell(in SubscriberInput, build timing.Store, validName, ownRole bool) Desi
 	}
 	d.QueuePairs = []QueuePair{pair}
 	d.Reads = &Reads{Stack: NameThis, Queues: []Name{NameQueue, NameDeadLetterQueue}}
+	if in.HasTopic && in.Topic == nil {
+		d.Reads.Topic = NameTopic
+	}
+	if in.HasResponseQueue && in.ResponseQueue == nil {
+		d.Reads.ResponseQueue = NameResponseQueue
+	}
 	if ownRole {
 		// Least privilege instead of AWSLambdaBasicExecutionRole: the
 		// handler may write to its own log group and nothing else.
@@ -426,7 +446,7 @@ func lookupRole(partition, ledgerAccount, store, handlerRoleArn string) LookupRo
 // and the handler (pass two) send; only the handler consumes, reads the
 // queue's attributes and uses the key besides SNS; nobody sends to the
 // dead-letter queue, and only administrators read it.
-func lockDown(q *Locked, learned *Learned, roleArn string, admins, topics []string) []Lock {
+func lockDown(q *Locked, learned *shellFacts, roleArn string, admins, topics []string) []Lock {
 	q.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
 	// Taking requests off the store's queue is denied to every principal but
 	// the handler's role (the event source polls with it), in any account,
@@ -449,14 +469,22 @@ func lockDown(q *Locked, learned *Learned, roleArn string, admins, topics []stri
 }
 
 // sendGrants let grantee send to q and nothing more: sqs:SendMessage, and
-// on an encrypted queue the two key actions SendMessage needs (CDK's
-// grantSendMessages adds kms:Encrypt, kms:ReEncrypt* and kms:GenerateDataKey*).
-func sendGrants(q Name, hasKey bool, key, grantee Name) []Grant {
+// on an encrypted queue the two key actions SendMessage needs, on its key
+// (CDK's grantSendMessages adds kms:Encrypt, kms:ReEncrypt* and
+// kms:GenerateDataKey*).
+func sendGrants(q Name, hasKey bool, grantee Name) []Grant {
 	grants := []Grant{{Resource: q, Grantee: grantee, Actions: []string{"sqs:SendMessage"}}}
 	if hasKey {
-		grants = append(grants, Grant{Resource: key, Grantee: grantee, Actions: []string{"kms:GenerateDataKey", "kms:Decrypt"}})
+		grants = append(grants, Grant{Resource: q, QueueKey: true, Grantee: grantee, Actions: []string{"kms:GenerateDataKey", "kms:Decrypt"}})
 	}
 	return grants
+}
+
+// sharedObject says whether p is a problem of the topic or the response
+// queue the subscriber was given (under path).
+func sharedObject(p, path problem.Path) bool {
+	s := p.String()
+	return s == path.Child("topic").String() || s == path.Child("responseQueue").String()
 }
 
 // topicRegion is the topic's region as SNS's principal is decided by it:
@@ -506,13 +534,15 @@ func resolveSubscriber(p SubscriberInput, c contract.Constants, path problem.Pat
 	if !contract.IsSubscriberName(p.Name) {
 		l.Add(field("name"), timing.Invalid, "%q is not a subscriber name: 1 to 64 of a-z, 0-9 and -, starting with a letter, not ending with -", p.Name)
 	}
-	if p.Topic == nil {
+	if !p.HasTopic && p.Topic == nil {
 		l.Add(field("topic"), timing.Invalid, "the erasure topic is required")
-	} else if p.Topic.FIFO {
+	} else if p.Topic != nil && p.Topic.FIFO {
 		l.Add(field("topic"), timing.FIFO, "a FIFO topic cannot deliver to a standard queue, and pass two needs per-message delay")
 	}
-	if p.ResponseQueue == nil {
+	if !p.HasResponseQueue && p.ResponseQueue == nil {
 		l.Add(field("responseQueue"), timing.Invalid, "the response queue is required")
+	} else if p.ResponseQueue == nil {
+		// read by the first hand-over: checked in the next step
 	} else if p.ResponseQueue.FIFO {
 		l.Add(field("responseQueue"), timing.FIFO, "the channel's response queue is a standard queue")
 	} else if !p.ResponseQueue.HasKey && !p.ResponseQueue.InApp {

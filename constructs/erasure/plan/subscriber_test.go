@@ -28,6 +28,12 @@ func answer(d Design) Answer {
 		id := "${Token[" + string(n) + ".id]}"
 		a.Roles[n] = RoleFacts{Arn: "${Token[" + string(n) + ".arn]}", ID: &id}
 	}
+	if d.Reads.Topic != "" {
+		a.Topic = &TopicFacts{Arn: "${Token[topic.arn]}", StackRegion: "eu-west-1", RestrictsSqsDecryption: true}
+	}
+	if d.Reads.ResponseQueue != "" {
+		a.ResponseQueue = &ResponseQueueFacts{URL: "${Token[rq.url]}", HasKey: true, InApp: true}
+	}
 	for _, n := range d.Reads.FunctionRoles {
 		id := "${Token[fnrole.id]}"
 		a.FunctionRoles[n] = &RoleFacts{Arn: "${Token[fnrole.arn]}", ID: &id}
@@ -82,6 +88,9 @@ func TestSubscriberSteps(t *testing.T) {
 		{"a given function", func(in *SubscriberInput) {
 			in.HandlerProps, in.Handler = nil, &HandlerFacts{Role: &RoleFacts{Arn: "r", ID: &id}}
 		}, 2, []Name{NameQueue}},
+		{"the topic's and response queue's facts read by the first hand-over", func(in *SubscriberInput) {
+			in.Topic, in.ResponseQueue, in.HasTopic, in.HasResponseQueue = nil, nil, true, true
+		}, 2, []Name{NameFunction}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -227,4 +236,37 @@ func FuzzIsToken(f *testing.F) {
 			t.Errorf("IsToken(%q) = %v, the expression says %v", s, IsToken(s), re.MatchString(s))
 		}
 	})
+}
+
+// TestSharedFactsReadOnceAndUsed: a subscriber given its topic and response
+// queue as objects asks the first hand-over for their facts, and plans the
+// same wiring it plans when the facts are given; their problems (a FIFO
+// topic) are listed but do not change what the first hand-over builds.
+func TestSharedFactsReadOnceAndUsed(t *testing.T) {
+	given := base()
+	read := base()
+	read.Topic, read.ResponseQueue, read.HasTopic, read.HasResponseQueue = nil, nil, true, true
+	first := Subscriber(read).Design
+	if first.Reads == nil || first.Reads.Topic != NameTopic || first.Reads.ResponseQueue != NameResponseQueue {
+		t.Fatalf("the first hand-over reads %+v, not the topic's and the response queue's facts", first.Reads)
+	}
+	if Subscriber(given).Design.Reads.Topic != "" {
+		t.Error("facts the caller gave are read again")
+	}
+	a, b := func() []Design { s, _ := run(t, given); return s }(), func() []Design { s, _ := run(t, read); return s }()
+	ja, _ := json.Marshal(a[1:])
+	jb, _ := json.Marshal(b[1:])
+	if string(ja) != string(jb) {
+		t.Errorf("the wiring differs when the applier reads the facts:\n%s\n%s", ja, jb)
+	}
+	fifo := base()
+	fifo.Topic.FIFO = true
+	steps, last := run(t, fifo)
+	if len(last.Problems) != 1 || !strings.Contains(last.Problems[0], ".topic: FIFO") {
+		t.Errorf("problems %v, want the topic's FIFO", last.Problems)
+	}
+	ok, _ := run(t, base())
+	if steps[0].QueuePairs[0] != ok[0].QueuePairs[0] {
+		t.Error("a FIFO topic changed the store's queues")
+	}
 }

@@ -1,4 +1,4 @@
-import { Aws, Duration, FeatureFlags, Stack, Token } from 'aws-cdk-lib';
+import { Aws, Duration, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -233,9 +233,6 @@ function madeIf<T>(names: Map<string, unknown>, name: string, cls: abstract new 
   return o;
 }
 
-/** The flag under which CDK's own SqsSubscription scopes SNS's use of the queue's key to the topic. */
-const RESTRICT_SQS_DECRYPTION = '@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption';
-
 /** What the plan reads of the props and the app, and the objects its operations name. */
 function facts(self: Construct, scope: Construct, id: string, props: ErasureSubscriberProps) {
   // What a JavaScript caller can pass that TypeScript's types would refuse:
@@ -253,13 +250,12 @@ function facts(self: Construct, scope: Construct, id: string, props: ErasureSubs
     throw new TypeError(`${where}.administrators must be a list of strings`);
   }
   const names = new Map<string, unknown>([['scope', scope], ['this', self]]);
+  // The topic's and the response queue's facts are read by the applier,
+  // in the first hand-over, as the Go construct has them read.
   const t = props.topic;
   if (t !== undefined) names.set('topic', t);
   const q = props.responseQueue;
-  if (q !== undefined) {
-    names.set('responseQueue', q);
-    if (q.encryptionMasterKey !== undefined) names.set('responseKey', q.encryptionMasterKey);
-  }
+  if (q !== undefined) names.set('responseQueue', q);
   const h = props.handler;
   if (h !== undefined) names.set('handler', h);
   const hp = props.handlerProps;
@@ -267,12 +263,8 @@ function facts(self: Construct, scope: Construct, id: string, props: ErasureSubs
   const input: SubscriberInput = {
     id, self: true, name: props.name ?? '', partition: Aws.PARTITION,
     administrators: props.administrators,
-    topic: t === undefined ? undefined : {
-      arn: t.topicArn, stackRegion: Stack.of(t).region, fifo: t.fifo === true, restrictsSqsDecryption: FeatureFlags.of(t).isEnabled(RESTRICT_SQS_DECRYPTION) === true,
-    },
-    responseQueue: q === undefined ? undefined : {
-      url: q.queueUrl, fifo: q.fifo === true, hasKey: q.encryptionMasterKey !== undefined, inApp: q.node.defaultChild !== undefined,
-    },
+    hasTopic: t !== undefined,
+    hasResponseQueue: q !== undefined,
     handler: h === undefined ? undefined : { timeout: duration(h.timeout), role: props.handlerProps === undefined ? role(h.role) : undefined },
     handlerProps: hp === undefined ? undefined : {
       timeout: hp.timeout !== undefined, functionName: hp.functionName !== undefined, memorySize: hp.memorySize !== undefined,
