@@ -32,6 +32,11 @@ func TestChannelMetricsAsStoreTeamsGetThem(t *testing.T) {
 	if *o.MetricName() != contract.MetricAnswersConflicting || *o.Statistic() != "Maximum" || *o.Period().ToSeconds(nil) != 60 || o.Label() == nil || *o.Label() != "conflicts" {
 		t.Errorf("MetricAnswersConflicting with options: %s %s %v s %v", *o.MetricName(), *o.Statistic(), *o.Period().ToSeconds(nil), o.Label())
 	}
+	// Every MetricOptions field applies, an unset enum (Unit) included.
+	c := ch.MetricAnswersRefused(&awscloudwatch.MetricOptions{Color: jsii.String("#ff0000"), Unit: awscloudwatch.Unit_COUNT, Account: jsii.String("222222222222")})
+	if *c.Statistic() != "Sum" || c.Color() == nil || *c.Color() != "#ff0000" || c.Unit() != awscloudwatch.Unit_COUNT || c.Account() == nil || *c.Account() != "222222222222" {
+		t.Errorf("MetricAnswersRefused with color, unit and account: %s %v %v %v", *c.Statistic(), c.Color(), c.Unit(), c.Account())
+	}
 	e := ch.MetricLedgerRefusals()
 	terms := strings.Split(*e.Expression(), "+")
 	if len(terms) != len(contract.LedgerRefusalCodes) || len(*e.UsingMetrics()) != len(terms) || *e.Period().ToSeconds(nil) != 300 {
