@@ -291,11 +291,9 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 		// The library writes keys of its own choosing under its prefix: the
 		// object actions can only be granted on <bucket>/<prefix>*.
 		arn := "Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix
-		h := newHandover(nil)
-		h.design.Suppressions = []plan.Suppression{plan.SuppressionApplying("AwsSolutions-IAM5",
+		suppressRules(plan.SuppressionApplying("AwsSolutions-IAM5",
 			"The bitmap library names its objects (registry rows, generations) under its prefix at run time; the object actions are limited to <bucket>/"+b.Prefix+"*, version reads and deletes to its generation keys <bucket>/"+b.Prefix+"*/segments/*, the bucket itself gets only s3:ListBucket and s3:ListBucketVersions.",
-			[]string{arn + "*", arn + "*/segments/*"}, h.name(role))}
-		h.apply()
+			[]string{arn + "*", arn + "*/segments/*"}).Rules, role)
 	}
 	s.Function.AddEnvironment(jsii.String(contract.EnvBitmapBucket), b.Bucket.BucketName(), nil)
 	s.Function.AddEnvironment(jsii.String(contract.EnvBitmapPrefix), jsii.String(b.Prefix), nil)

@@ -1,10 +1,13 @@
 package erasure
 
 import (
+	"cmp"
 	"fmt"
-	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"maps"
 	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -186,60 +189,45 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		ch.admitAccounts("StoreAccounts", principals)
 	}
 
-	// The channel's alarms and their suppressions, in one hand-over.
-	h := newHandover(nil)
-	here, responseQueue, responseDLQ := h.name(this), h.name(ch.ResponseQueue), h.name(ch.ResponseDeadLetterQueue)
-	metric := func(name, code string) plan.Name {
-		as := plan.Name(fmt.Sprintf("metric%d", len(h.design.Metrics)))
-		h.design.Metrics = append(h.design.Metrics, plan.NamedMetric{Metric: readerMetric(name, code), As: as})
-		return as
+	// The channel's alarms, and their suppressions.
+	alarm := func(id, description string, metric awscloudwatch.IMetric, threshold float64, compare awscloudwatch.ComparisonOperator) awscloudwatch.Alarm {
+		return awscloudwatch.NewAlarm(this, jsii.String(id), &awscloudwatch.AlarmProps{
+			AlarmDescription: jsii.String(description), Metric: metric, Threshold: jsii.Number(threshold), EvaluationPeriods: jsii.Number(1),
+			ComparisonOperator: compare, TreatMissingData: awscloudwatch.TreatMissingData_NOT_BREACHING,
+		})
 	}
-	h.design.Sums = []plan.MetricSum{ledgerRefusals("ledgerRefusals")}
-	alarm := func(id, description string, m plan.Name) plan.Alarm {
-		return plan.MetricAlarm(here, id, description, m, 1, plan.GreaterThanOrEqual, plan.Name(id))
-	}
-	h.design.Alarms = []plan.Alarm{
-		plan.DeadLetterAlarm(here, "ResponseDeadLetterAlarm", responseDLQ,
-			"Store answers reached the response dead-letter queue: the account service failed to process them.", "ResponseDeadLetterAlarm"),
-		plan.OldestMessageAlarm(here, "OldestResponseAlarm", responseQueue, c.ExpiryPeriodSeconds,
-			fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds),
-			"OldestResponseAlarm"),
-		alarm("RefusedAnswersAlarm",
-			"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
-			metric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster)),
-		alarm("ConflictingAnswersAlarm",
-			"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
-			metric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer)),
-		alarm("LedgerRefusedAnswersAlarm",
-			"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
-			"ledgerRefusals"),
-		alarm("ExhaustedRebroadcastsAlarm",
-			fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
-			metric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted)),
-		alarm("OverdueRequestsAlarm",
-			fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
-			metric(contract.MetricRequestsOverdue, contract.CodeOverdue)),
-		alarm("ReceiptLogRefusedAlarm",
-			"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
-			metric(contract.MetricReceiptLogRefused, contract.CodeLogForged)),
-		alarm("ReceiptLogRolledBackAlarm",
-			"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
-			metric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack)),
-	}
-	alarms := []*awscloudwatch.Alarm{&ch.ResponseDeadLetterAlarm, &ch.OldestResponseAlarm, &ch.RefusedAnswersAlarm, &ch.ConflictingAnswersAlarm,
-		&ch.LedgerRefusedAnswersAlarm, &ch.ExhaustedRebroadcastsAlarm, &ch.OverdueRequestsAlarm, &ch.ReceiptLogRefusedAlarm, &ch.ReceiptLogRolledBackAlarm}
-	names := make([]plan.Name, len(h.design.Alarms))
-	for i, a := range h.design.Alarms {
-		names[i] = a.As
-	}
-	h.design.Suppressions = []plan.Suppression{
-		plan.AlarmActionsSuppression(names...),
-		plan.NewSuppression(map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}, responseDLQ),
-	}
-	made, _ := h.apply()
-	for i, n := range names {
-		*alarms[i] = made[n].(awscloudwatch.Alarm)
-	}
+	queueMetric := &awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(plan.QueueAlarmMinutes)), Statistic: jsii.String(plan.QueueAlarmStatistic)}
+	atLeastOnce := awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD
+	ch.ResponseDeadLetterAlarm = alarm("ResponseDeadLetterAlarm", "Store answers reached the response dead-letter queue: the account service failed to process them.",
+		ch.ResponseDeadLetterQueue.MetricApproximateNumberOfMessagesVisible(queueMetric), 1, atLeastOnce)
+	ch.OldestResponseAlarm = alarm("OldestResponseAlarm",
+		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds),
+		ch.ResponseQueue.MetricApproximateAgeOfOldestMessage(queueMetric), float64(c.ExpiryPeriodSeconds), awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD)
+	ch.RefusedAnswersAlarm = alarm("RefusedAnswersAlarm",
+		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
+		readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, nil), 1, atLeastOnce)
+	ch.ConflictingAnswersAlarm = alarm("ConflictingAnswersAlarm",
+		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
+		readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, nil), 1, atLeastOnce)
+	ch.LedgerRefusedAnswersAlarm = alarm("LedgerRefusedAnswersAlarm",
+		"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
+		ledgerRefusals(), 1, atLeastOnce)
+	ch.ExhaustedRebroadcastsAlarm = alarm("ExhaustedRebroadcastsAlarm",
+		fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
+		readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil), 1, atLeastOnce)
+	ch.OverdueRequestsAlarm = alarm("OverdueRequestsAlarm",
+		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
+		readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil), 1, atLeastOnce)
+	ch.ReceiptLogRefusedAlarm = alarm("ReceiptLogRefusedAlarm",
+		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
+		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil), 1, atLeastOnce)
+	ch.ReceiptLogRolledBackAlarm = alarm("ReceiptLogRolledBackAlarm",
+		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
+		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil), 1, atLeastOnce)
+	suppress(map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": plan.ReasonAlarmAction},
+		ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm, ch.LedgerRefusedAnswersAlarm,
+		ch.ExhaustedRebroadcastsAlarm, ch.OverdueRequestsAlarm, ch.ReceiptLogRefusedAlarm, ch.ReceiptLogRolledBackAlarm)
+	suppress(map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}, ch.ResponseDeadLetterQueue)
 	if len(problems) > 0 {
 		this.Node().AddValidation(problemsValidation(problems))
 	}
@@ -538,61 +526,63 @@ func (ch *ErasureChannel) admitAccounts(sidPrefix string, principals []awsiam.IP
 // because their sender is not the handler of the store they name (all codes
 // summed), per 5 minutes.
 func (ch *ErasureChannel) MetricAnswersRefused(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	return readerMetricOf(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, opts)
+	return readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, opts)
 }
 
 // MetricAnswersConflicting is the count of answers that contradicted their
 // store's earlier answer to the same round, per 5 minutes.
 func (ch *ErasureChannel) MetricAnswersConflicting(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	return readerMetricOf(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, opts)
+	return readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, opts)
 }
 
 // MetricLedgerRefusals is the sum of the ledger's refusals of authenticated
 // answers over every ledger refusal code, per 5 minutes.
 func (ch *ErasureChannel) MetricLedgerRefusals() awscloudwatch.MathExpression {
-	d := plan.NewDesign()
-	d.Sums = []plan.MetricSum{ledgerRefusals(plan.NameMetric)}
-	made, _ := applyDesign(d, nil)
-	return made[plan.NameMetric].(awscloudwatch.MathExpression)
+	return ledgerRefusals()
 }
 
-// readerMetricOf is one of the response reader's metrics, by its code, with
-// opts (when given) over it, in one call.
-func readerMetricOf(name, code string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	return metricOf(readerMetric(name, code), opts)
-}
-
-// metricOf is m with opts (when given) over it, made in one call.
-func metricOf(m plan.Metric, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	objects := map[plan.Name]any{}
-	if opts != nil {
-		objects[plan.NameOptions] = opts
-	}
-	made, _ := applyDesign(plan.Metrics(m, opts != nil), objects)
-	return made[plan.NameMetric].(awscloudwatch.Metric)
-}
-
-// The response reader's metrics are sums over 5 minutes.
+// The response reader's metrics are sums over 5 minutes unless asked
+// otherwise.
 const (
 	readerMetricStatistic     = "Sum"
 	readerMetricPeriodMinutes = 5
 )
 
-// readerMetric is one of the response reader's metrics, by its code.
-func readerMetric(name, code string) plan.Metric {
-	return plan.Metric{Namespace: contract.MetricNamespace, MetricName: name, Dimensions: map[string]string{contract.MetricDimensionCode: code},
-		Statistic: readerMetricStatistic, PeriodMinutes: readerMetricPeriodMinutes}
+// readerMetric is one of the response reader's metrics, by its code, with
+// opts (when given) over it: every field of opts that is set applies.
+func readerMetric(name, code string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	props := &awscloudwatch.MetricProps{
+		Namespace: jsii.String(contract.MetricNamespace), MetricName: jsii.String(name),
+		DimensionsMap: &map[string]*string{contract.MetricDimensionCode: jsii.String(code)},
+		Statistic:     jsii.String(readerMetricStatistic), Period: awscdk.Duration_Minutes(jsii.Number(readerMetricPeriodMinutes)),
+	}
+	if opts != nil {
+		props.Statistic = cmp.Or(opts.Statistic, props.Statistic)
+		if opts.Period != nil {
+			props.Period = opts.Period
+		}
+		props.Label, props.Color, props.Account, props.Region = opts.Label, opts.Color, opts.Account, opts.Region
+		if opts.Unit != "" {
+			props.Unit = opts.Unit
+		}
+	}
+	return awscloudwatch.NewMetric(props)
 }
 
-// ledgerRefusals is MetricLedgerRefusals, made as as: the sum of the
-// reader's refusals over every ledger refusal code
-// (contract.LedgerRefusalCodes).
-func ledgerRefusals(as plan.Name) plan.MetricSum {
-	terms := make([]plan.Metric, len(contract.LedgerRefusalCodes))
+// ledgerRefusals is MetricLedgerRefusals: a math expression summing the
+// reader's refusals of each ledger refusal code (contract.LedgerRefusalCodes),
+// its terms r0, r1, ….
+func ledgerRefusals() awscloudwatch.MathExpression {
+	using := map[string]awscloudwatch.IMetric{}
+	terms := make([]string, len(contract.LedgerRefusalCodes))
 	for i, code := range contract.LedgerRefusalCodes {
-		terms[i] = readerMetric(contract.MetricAnswersRefused, code)
+		terms[i] = fmt.Sprintf("r%d", i)
+		using[terms[i]] = readerMetric(contract.MetricAnswersRefused, code, nil)
 	}
-	return plan.MetricSum{Terms: terms, Label: "refused by the ledger", PeriodMinutes: readerMetricPeriodMinutes, As: as}
+	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression: jsii.String(strings.Join(terms, "+")), UsingMetrics: &using, Label: jsii.String("refused by the ledger"),
+		Period: awscdk.Duration_Minutes(jsii.Number(readerMetricPeriodMinutes)),
+	})
 }
 
 // GrantPublish lets grantee (the account service) publish to the topic,

@@ -272,10 +272,12 @@ func cdkNagMetadata(t *testing.T, app awscdk.App) map[string]any {
 	return out
 }
 
-// TestSuppressionsOnlyWhereCdkNagMayRun synthesizes a queue suppressed
-// through a hand-over, in apps whose context says cdk-nag runs, does not, or
-// says nothing (NagContextKey), and reads the template: suppressions are
-// written unless the context turns cdk-nag off.
+// TestSuppressionsOnlyWhereCdkNagMayRun synthesizes a queue suppressed by
+// each of the two writers (the applier of a design, for the subscriber;
+// cdk-nag's own NagSuppressions, for the constructs built once per app), in
+// apps whose context says cdk-nag runs, does not, or says nothing
+// (NagContextKey), and reads the template: suppressions are written unless
+// the context turns cdk-nag off.
 func TestSuppressionsOnlyWhereCdkNagMayRun(t *testing.T) {
 	for _, tc := range []struct {
 		context any // nil: the key is absent
@@ -290,9 +292,20 @@ func TestSuppressionsOnlyWhereCdkNagMayRun(t *testing.T) {
 		}
 		app := awscdk.NewApp(props)
 		stack := awscdk.NewStack(app, jsii.String("S"), nil)
-		suppress(map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}, awssqs.NewQueue(stack, jsii.String("Q"), nil))
-		if got := len(cdkNagMetadata(t, app)) > 0; got != tc.want {
-			t.Errorf("%s = %#v: suppressions written: %v, want %v", NagContextKey, tc.context, got, tc.want)
+		reasons := map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}
+		suppress(reasons, awssqs.NewQueue(stack, jsii.String("Direct"), nil))
+		d := plan.NewDesign()
+		d.Suppressions = []plan.Suppression{plan.NewSuppression(reasons, "q")}
+		applyDesign(d, map[plan.Name]any{"q": awssqs.NewQueue(stack, jsii.String("Designed"), nil)})
+		meta := cdkNagMetadata(t, app)
+		for _, writer := range []string{"Direct", "Designed"} {
+			written := false
+			for id := range meta {
+				written = written || strings.HasPrefix(id, writer)
+			}
+			if written != tc.want {
+				t.Errorf("%s = %#v: %s suppressions written: %v, want %v", NagContextKey, tc.context, writer, written, tc.want)
+			}
 		}
 	}
 }
@@ -316,9 +329,9 @@ func TestSuppressionsAreCdkNags(t *testing.T) {
 		awssqs.NewQueue(scope, jsii.String("Queue"), &awssqs.QueueProps{DeadLetterQueue: &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(3)}})
 	}
 	for _, rules := range [][]plan.NagRule{first, second} {
-		h := newHandover(nil)
-		h.design.Suppressions = []plan.Suppression{{Scopes: []plan.Name{h.name(ours)}, Rules: rules, UnlessContextOff: plan.NagContextKey}}
-		h.apply()
+		d := plan.NewDesign()
+		d.Suppressions = []plan.Suppression{{Scopes: []plan.Name{"ours"}, Rules: rules, UnlessContextOff: plan.NagContextKey}}
+		applyDesign(d, map[plan.Name]any{"ours": ours})
 		var theirRules []*cdknag.NagPackSuppression
 		for _, r := range rules {
 			s := &cdknag.NagPackSuppression{Id: jsii.String(r.ID), Reason: jsii.String(r.Reason)}

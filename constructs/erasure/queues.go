@@ -1,6 +1,7 @@
 package erasure
 
 import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
@@ -11,14 +12,23 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
-// buildPair creates p's queue and dead-letter queue under scope with key, in
-// one call.
+// buildPair creates p's dead-letter queue, then its queue, under scope,
+// both under key, TLS only, with the same retention; the queue redrives
+// after p.MaxReceiveCount receives.
 func buildPair(scope constructs.Construct, key awskms.IKey, p plan.QueuePair) (queue, dlq awssqs.Queue) {
-	p.Scope, p.Key, p.QueueAs, p.DeadLetterAs = plan.NameScope, plan.NameKey, plan.NameQueue, plan.NameDeadLetterQueue
-	d := plan.NewDesign()
-	d.QueuePairs = []plan.QueuePair{p}
-	made, _ := applyDesign(d, map[plan.Name]any{plan.NameScope: scope, plan.NameKey: key})
-	return made[plan.NameQueue].(awssqs.Queue), made[plan.NameDeadLetterQueue].(awssqs.Queue)
+	retention := awscdk.Duration_Seconds(jsii.Number(float64(p.RetentionSeconds)))
+	dlq = awssqs.NewQueue(scope, jsii.String(p.IDPrefix+"DeadLetterQueue"), &awssqs.QueueProps{
+		Encryption: awssqs.QueueEncryption_KMS, EncryptionMasterKey: key, EnforceSSL: jsii.Bool(true), RetentionPeriod: retention,
+	})
+	props := &awssqs.QueueProps{
+		Encryption: awssqs.QueueEncryption_KMS, EncryptionMasterKey: key, EnforceSSL: jsii.Bool(true), RetentionPeriod: retention,
+		DeadLetterQueue: &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(float64(p.MaxReceiveCount))},
+		QueueName:       optional(p.QueueName),
+	}
+	if p.VisibilitySeconds > 0 {
+		props.VisibilityTimeout = awscdk.Duration_Seconds(jsii.Number(float64(p.VisibilitySeconds)))
+	}
+	return awssqs.NewQueue(scope, jsii.String(p.IDPrefix+"Queue"), props), dlq
 }
 
 func newKey(scope constructs.Construct, id, description string) awskms.Key {

@@ -258,7 +258,12 @@ func roleIDOf(role awsiam.IRole) *string {
 // (plan.NotApplicableMetric). Of opts, the period, statistic, label, color,
 // unit, account and region apply.
 func (s *ErasureSubscriber) MetricNotApplicable(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	return metricOf(plan.NotApplicableMetric(s.Name), opts)
+	objects := map[plan.Name]any{}
+	if opts != nil {
+		objects[plan.NameOptions] = opts
+	}
+	made, _ := applyDesign(plan.Metrics(plan.NotApplicableMetric(s.Name), opts != nil), objects)
+	return made[plan.NameMetric].(awscloudwatch.Metric)
 }
 
 // AddNotApplicableAlarm alarms when the store answers NOT_APPLICABLE at least

@@ -216,7 +216,6 @@ function apply(design, held) {
     }));
   }
   for (const m of design.metrics ?? []) hold(held, m.as, newMetric(m.metric, m.options === '' ? undefined : optionsOf(held, m.options)));
-  for (const m of design.sums ?? []) hold(held, m.as, metricSum(m));
   for (const a of design.alarms ?? []) hold(held, a.as, alarm(held, a));
   for (const s of design.suppressions ?? []) suppress(held, s);
   return read(held, design);
@@ -387,20 +386,6 @@ function optionsOf(held, name) {
   const o = held.get(name);
   if (o === null || typeof o !== 'object') throw new HandoverError(`handover: "${name}" are not metric options`);
   return /** @type {import('aws-cdk-lib/aws-cloudwatch').MetricOptions} */ (o);
-}
-
-/**
- * The sum of the terms, a math expression over them named r0, r1, ….
- * @param {import('./design').MetricSum} m @returns {import('aws-cdk-lib/aws-cloudwatch').MathExpression}
- */
-function metricSum(m) {
-  /** @type {{ [id: string]: import('aws-cdk-lib/aws-cloudwatch').IMetric }} */
-  const usingMetrics = {};
-  const terms = (m.terms ?? []).map((t, i) => {
-    usingMetrics[`r${i}`] = newMetric(t, undefined);
-    return `r${i}`;
-  });
-  return new (cloudwatch().MathExpression)({ expression: terms.join('+'), usingMetrics, label: m.label, period: cdk().Duration.minutes(m.periodMinutes) });
 }
 
 /**

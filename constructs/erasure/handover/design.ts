@@ -46,7 +46,6 @@ export interface Design {
   readonly outputs?: readonly Output[];
   readonly lookupRoles?: readonly LookupRole[];
   readonly metrics?: readonly NamedMetric[];
-  readonly sums?: readonly MetricSum[];
   readonly alarms?: readonly Alarm[];
   readonly suppressions?: readonly Suppression[];
   readonly reads?: Reads;
@@ -160,13 +159,6 @@ export interface Metric {
   readonly dimensions: { readonly [key: string]: string } | null;
   readonly statistic: string;
   readonly periodMinutes: number;
-}
-
-export interface MetricSum {
-  readonly terms: readonly Metric[] | null;
-  readonly label: string;
-  readonly periodMinutes: number;
-  readonly as: Name;
 }
 
 export interface NagRule {

@@ -30,7 +30,6 @@ type Design struct {
 	Outputs       []Output         `json:"outputs,omitempty"`
 	LookupRoles   []LookupRole     `json:"lookupRoles,omitempty"`
 	Metrics       []NamedMetric    `json:"metrics,omitempty"`
-	Sums          []MetricSum      `json:"sums,omitempty"`
 	Alarms        []Alarm          `json:"alarms,omitempty"`
 	Suppressions  []Suppression    `json:"suppressions,omitempty"`
 	Reads         *Reads           `json:"reads,omitempty"`
@@ -47,7 +46,7 @@ func NewDesign() Design { return Design{Version: DesignVersion} }
 func (d Design) Empty() bool {
 	return d.Scope == nil && len(d.Keys)+len(d.QueuePairs)+len(d.LogGroups)+len(d.Roles)+len(d.Subscriptions)+len(d.LogWrites)+
 		len(d.Functions)+len(d.EventSources)+len(d.Grants)+len(d.Locks)+len(d.Variables)+len(d.Outputs)+len(d.LookupRoles)+
-		len(d.Metrics)+len(d.Sums)+len(d.Alarms)+len(d.Suppressions) == 0 && d.Reads == nil
+		len(d.Metrics)+len(d.Alarms)+len(d.Suppressions) == 0 && d.Reads == nil
 }
 
 // Name names an object the applier holds: one the caller handed it, or
@@ -228,15 +227,6 @@ type NamedMetric struct {
 	Metric  Metric `json:"metric"`
 	Options Name   `json:"options"`
 	As      Name   `json:"as"`
-}
-
-// MetricSum is the sum of metrics (a CloudWatch math expression over
-// them, named r0, r1, …).
-type MetricSum struct {
-	Terms         []Metric `json:"terms"`
-	Label         string   `json:"label"`
-	PeriodMinutes int      `json:"periodMinutes"`
-	As            Name     `json:"as"`
 }
 
 // Alarm alarms, in one evaluation period with missing data not breaching,

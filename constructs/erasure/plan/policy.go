@@ -152,3 +152,26 @@ func (Values) TypeScript() string { return "string | string[]" }
 
 // Effects are every Effect, for the applier's types.
 var Effects = []Effect{Allow, Deny}
+
+// Value is v as IAM JSON holds it: the string, or the list.
+func (v Values) Value() any {
+	if v.one {
+		return v.list[0]
+	}
+	return v.Strings()
+}
+
+// Value is the entry's one value (nil when it holds none).
+func (m MetadataEntry) Value() any {
+	switch {
+	case m.Text != nil:
+		return *m.Text
+	case m.Flag != nil:
+		return *m.Flag
+	case m.Count != nil:
+		return *m.Count
+	case m.List != nil:
+		return m.List
+	}
+	return nil
+}
