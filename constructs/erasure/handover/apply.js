@@ -1,8 +1,9 @@
 // @ts-check
 'use strict';
 // The one applier of the erasure constructs' designs (constructs/erasure/plan
-// Design): the Go constructs hand it a design through the jsii kernel
-// (Handover.apply, index.ts), the TypeScript construct calls it in process.
+// Design): the Go ErasureSubscriber hands it a design through the jsii
+// kernel (Handover.apply, index.ts), the TypeScript construct calls it in
+// process.
 // It builds each list of the design in Design's order with aws-cdk-lib's own
 // classes and answers what the design's Reads ask. Nothing here decides
 // anything: every value comes from the design.
