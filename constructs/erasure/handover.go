@@ -73,9 +73,6 @@ var loadHandover = sync.OnceFunc(func() { runtime.Load(handoverPackage, handover
 // applyDesign hands d over with the objects it names, in one jsii call:
 // what it made, by name, and what it read.
 func applyDesign(d plan.Design, objects map[plan.Name]any) (map[plan.Name]any, plan.Answer) {
-	if d.Empty() {
-		return nil, plan.Answer{}
-	}
 	loadHandover()
 	text, err := json.Marshal(d)
 	if err != nil {

@@ -262,7 +262,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	applyLocks(anchor)
 	cfnAnchor := l.Anchor.Node().DefaultChild().(awscdk.CfnResource)
 	cfnAnchor.AddMetadata(jsii.String(channelpolicy.WritersMetadataKey), []string{sweeperArn})
-	cfnAnchor.AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), anyList(props.Auditors))
+	cfnAnchor.AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), append([]string{}, props.Auditors...))
 	l.Sweeper.AddEnvironment(jsii.String(contract.EnvLedgerAnchorBucket), l.Anchor.BucketName(), nil)
 	l.Sweeper.Role().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("s3:PutObject", "s3:GetObject", "s3:GetObjectVersion"),

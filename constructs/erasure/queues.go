@@ -52,13 +52,3 @@ func optional(s string) *string {
 	}
 	return &s
 }
-
-// anyList is s as a list of values: an empty list, never nil, for a
-// metadata entry that must read [] when s is empty.
-func anyList(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}

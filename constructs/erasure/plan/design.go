@@ -42,13 +42,6 @@ const DesignVersion = 1
 // NewDesign is an empty design of this version.
 func NewDesign() Design { return Design{Version: DesignVersion} }
 
-// Empty says whether d builds and reads nothing.
-func (d Design) Empty() bool {
-	return d.Scope == nil && len(d.Keys)+len(d.QueuePairs)+len(d.LogGroups)+len(d.Roles)+len(d.Subscriptions)+len(d.LogWrites)+
-		len(d.Functions)+len(d.EventSources)+len(d.Grants)+len(d.Locks)+len(d.Variables)+len(d.Outputs)+len(d.LookupRoles)+
-		len(d.Metrics)+len(d.Alarms)+len(d.Suppressions) == 0 && d.Reads == nil
-}
-
 // Name names an object the applier holds: one the caller handed it, or
 // one an entry made under its As.
 type Name string
