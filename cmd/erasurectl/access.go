@@ -31,7 +31,11 @@ func (c *accessCmd) Run(g *globals) error {
 	if err != nil {
 		return err
 	}
-	m, err := erasurecheck.Access(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, EveryAccount: c.Every, SCPs: scps, RCPs: rcps, Units: units})
+	org, err := c.Organization()
+	if err != nil {
+		return err
+	}
+	m, err := erasurecheck.Access(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, EveryAccount: c.Every, SCPs: scps, RCPs: rcps, Units: units, OrganizationID: org})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}

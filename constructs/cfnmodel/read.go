@@ -58,6 +58,11 @@ type Template struct {
 	Path       string // the template file
 	Account    string // from the cloud assembly's manifest, "" if unknown
 	Region     string
+	// ExecutionRole is the role CloudFormation deploys the stack with, as
+	// the cloud assembly's manifest names it (the synthesizer's
+	// cloudFormationExecutionRole; ${AWS::Partition} and the like as
+	// written), "" when it names none.
+	ExecutionRole string
 	Resources  map[string]Resource
 	Outputs    map[string]Output
 	Parameters map[string]any
@@ -113,6 +118,7 @@ type exported struct {
 // stackFile is one template to read and the environment it deploys to.
 type stackFile struct {
 	path, account, region string
+	execRole              string // the CloudFormation execution role's ARN, "" when none
 	// metadata is the stack's construct metadata the model reads.
 	metadata *stackMeta
 }
@@ -143,17 +149,18 @@ const CheckMetadataPrefix = "erasure-check:"
 func ReadAssembly(paths []string) (*Assembly, error) {
 	envs := map[string][2]string{}
 	meta := map[string]*stackMeta{}
+	roles := map[string]string{}
 	dirs := map[string]bool{}
 	for _, p := range paths {
 		if d := filepath.Dir(p); !dirs[d] {
 			dirs[d] = true
-			readManifestEnvs(d, envs, meta)
+			readManifestEnvs(d, envs, meta, roles)
 		}
 	}
 	files := make([]stackFile, 0, len(paths))
 	for _, p := range paths {
 		env := envs[p]
-		files = append(files, stackFile{path: p, account: env[0], region: env[1], metadata: meta[p]})
+		files = append(files, stackFile{path: p, account: env[0], region: env[1], metadata: meta[p], execRole: roles[p]})
 	}
 	return readFiles(files)
 }
@@ -275,6 +282,7 @@ func readFiles(files []stackFile) (*Assembly, error) {
 		}
 		t.Stack = stackName(f.path)
 		t.Account, t.Region = f.account, f.region
+		t.ExecutionRole = f.execRole
 		var byID map[string]map[string]any
 		if f.metadata != nil {
 			byID, t.ConstructPaths, t.CheckMetadata = f.metadata.byID, f.metadata.paths, f.metadata.check
@@ -523,6 +531,9 @@ type artifact struct {
 	Properties  struct {
 		TemplateFile  string
 		DirectoryName string
+		// CloudFormationExecutionRoleArn is the role CloudFormation
+		// deploys the stack with (the synthesizer's), "" when none.
+		CloudFormationExecutionRoleArn string
 	}
 	Metadata               map[string][]metadataEntry
 	AdditionalMetadataFile string
@@ -595,7 +606,8 @@ func decodeManifest(b []byte) (*manifest, error) {
 		var a artifact
 		props, ok := obj(o["properties"])
 		if !ok || !str(o, "type", &a.Type) || !str(o, "environment", &a.Environment) || !str(o, "additionalMetadataFile", &a.AdditionalMetadataFile) ||
-			!str(props, "templateFile", &a.Properties.TemplateFile) || !str(props, "directoryName", &a.Properties.DirectoryName) {
+			!str(props, "templateFile", &a.Properties.TemplateFile) || !str(props, "directoryName", &a.Properties.DirectoryName) ||
+			!str(props, "cloudFormationExecutionRoleArn", &a.Properties.CloudFormationExecutionRoleArn) {
 			return nil, errJSON
 		}
 		if md, ok := obj(o["metadata"]); !ok {
@@ -612,7 +624,7 @@ func decodeManifest(b []byte) (*manifest, error) {
 
 // readManifestEnvs maps template paths in dir to their stack's account and
 // region, and to the construct metadata the model reads (stackMetadata).
-func readManifestEnvs(dir string, out map[string][2]string, meta map[string]*stackMeta) {
+func readManifestEnvs(dir string, out map[string][2]string, meta map[string]*stackMeta, roles map[string]string) {
 	m, ok := readManifest(dir)
 	if !ok {
 		return
@@ -624,6 +636,9 @@ func readManifestEnvs(dir string, out map[string][2]string, meta map[string]*sta
 		if p, err := bounded.Within(dir, a.Properties.TemplateFile); err == nil {
 			if md := stackMetadata(dir, a.Metadata, a.AdditionalMetadataFile); md != nil {
 				meta[p] = md
+			}
+			if r := a.Properties.CloudFormationExecutionRoleArn; r != "" {
+				roles[p] = r
 			}
 		}
 		env := strings.TrimPrefix(a.Environment, "aws://")

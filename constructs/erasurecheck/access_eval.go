@@ -1,6 +1,8 @@
 package erasurecheck
 
 import (
+	"strings"
+
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
@@ -143,13 +145,27 @@ func (a *assembly) decide(p *principal, action string, r *target) iameval.Verdic
 	return iameval.Evaluate(a.request(p, action, r))
 }
 
-// request is the request p makes to take action on r.
+// request is the request p makes to take action on r, with the request
+// context AWS sends (iameval.NewCall).
 func (a *assembly) request(p *principal, action string, r *target) iameval.Request {
-	q := iameval.NewRequest(&p.Principal, action, &r.Resource, a.Region())
+	o := a.organisation()
+	c := iameval.CallContext{Region: a.Region(), PrincipalOrg: o.orgOf(p.Account), ResourceOrg: o.orgOf(r.Account),
+		Global: strings.HasPrefix(strings.ToLower(action), "iam:")}
+	q := iameval.NewCall(&p.Principal, action, &r.Resource, c)
 	q.SCPs, q.RCPs = a.scps[p.Account], a.rcps[r.Account]
-	if o := a.organisation(); p.Service == "" && o.inOrganisation(p.Account) {
-		// AWS sends aws:PrincipalOrgID for a principal of an organisation's account.
-		q.Ctx["aws:principalorgid"] = []string{o.id}
-	}
 	return q
+}
+
+// orgOf is the organisation of account as a request context carries it: the
+// organisation's id for an account in it; iameval.OrgOutside for an account
+// outside it (a witness of "another account"); "" for an account of the app
+// when nobody said which organisation it is in.
+func (o *organisationView) orgOf(account string) string {
+	switch {
+	case o.inOrganisation(account):
+		return o.id
+	case o.id != "" || !(account == "" || o.accounts[account]):
+		return iameval.OrgOutside
+	}
+	return ""
 }

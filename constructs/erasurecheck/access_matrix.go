@@ -106,10 +106,10 @@ func (m *AccessMatrix) requestOf(i int) iameval.Request {
 	}
 	q := m.a.request(m.principals[c.Principal], action, m.targets[c.Resource])
 	if m.plain[i] {
-		q.Ctx["aws:securetransport"] = []string{"false"}
+		q.Ctx[iameval.KeySecureTransport] = []string{"false"}
 	}
 	if m.direct[i] {
-		delete(q.Ctx, "kms:viaservice")
+		q = q.Direct()
 	}
 	if e := m.endpointOf[i]; e != nil {
 		q.Ctx["sns:protocol"] = []string{e.protocol}
@@ -224,7 +224,7 @@ func (a *assembly) channelTopic() (*template, string, bool) {
 // policyTarget is a queue, topic or bucket with its resource policy: every
 // policyType resource in its template whose listProp names it.
 func (a *assembly) policyTarget(t *template, id, policyType, listProp string) *target {
-	tg := &target{Resource: iameval.Resource{Aliases: cfnmodel.Aliases(t, id), Account: t.Account, Region: t.Region}, t: t, id: id}
+	tg := &target{Resource: iameval.Resource{Aliases: withDeployARN(cfnmodel.Aliases(t, id), t, id), Account: t.Account, Region: t.Region}, t: t, id: id}
 	inline, inlineProp := map[string]string{"AWS::SQS::QueuePolicy": "AWS::SQS::QueueInlinePolicy", "AWS::SNS::TopicPolicy": "AWS::SNS::TopicInlinePolicy"}[policyType],
 		map[string]string{"AWS::SQS::QueuePolicy": "Queue", "AWS::SNS::TopicPolicy": "TopicArn"}[policyType]
 	var policies []string
@@ -260,7 +260,7 @@ func (a *assembly) keyTarget(t *template, v any, via string) *target {
 	if !ok || kt.Resources[kid].Type != "AWS::KMS::Key" {
 		return nil
 	}
-	return &target{Resource: iameval.Resource{Aliases: []string{cfnmodel.ResIdent(kt, kid)}, Account: kt.Account, Region: kt.Region, IsKey: true, Via: via,
+	return &target{Resource: iameval.Resource{Aliases: withDeployARN([]string{cfnmodel.ResIdent(kt, kid)}, kt, kid), Account: kt.Account, Region: kt.Region, IsKey: true, Via: via,
 		Policy: a.policy(kt, kt.Resources[kid].Properties["KeyPolicy"], kid)}, t: kt, id: kid}
 }
 
@@ -318,7 +318,7 @@ func (a *assembly) rolePrincipal(t *template, roleRef any) *principal {
 	if !ok || rt.Resources[rid].Type != "AWS::IAM::Role" {
 		return &principal{Principal: iameval.Principal{Aliases: []string{id}, Account: iameval.ARNAccount(id)}}
 	}
-	p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(rt, rid)}, Account: rt.Account, Identity: a.roleStatements(rt, rid),
+	p := &principal{Principal: iameval.Principal{Aliases: withDeployARN([]string{cfnmodel.ResIdent(rt, rid)}, rt, rid), Account: rt.Account, Identity: a.roleStatements(rt, rid),
 		Boundary: a.boundaryOf(rt, rid)}}
 	if name, _ := rt.Resources[rid].Properties["RoleName"].(string); name != "" {
 		rolePath, _ := rt.Resources[rid].Properties["Path"].(string)
@@ -332,4 +332,15 @@ func (a *assembly) rolePrincipal(t *template, roleRef any) *principal {
 		p.Aliases = append(p.Aliases, "arn:aws:iam::"+account+":role"+rolePath+name)
 	}
 	return p
+}
+
+// withDeployARN is aliases with the ARN t's resource id will have once
+// deployed, where the template does not name it (cfnmodel.DeployARN): a
+// policy over the account, region or a path (arn:aws:kms:*:111111111111:key/*)
+// reaches it, a policy naming another resource does not.
+func withDeployARN(aliases []string, t *template, id string) []string {
+	if arn := cfnmodel.DeployARN(t, id); arn != "" {
+		return append(aliases, arn)
+	}
+	return aliases
 }

@@ -1015,19 +1015,11 @@ func (m *AccessMatrix) evaluateAll() {
 			base := m.a.request(p, "", t)
 			plain, direct := base, base
 			if askDirect[ti] {
-				direct.Ctx = make(map[string][]string, len(base.Ctx))
-				for k, v := range base.Ctx {
-					if k != "kms:viaservice" {
-						direct.Ctx[k] = v
-					}
-				}
+				direct = base.Direct()
 			}
 			if askPlain[ti] {
-				plain.Ctx = make(map[string][]string, len(base.Ctx))
-				for k, v := range base.Ctx {
-					plain.Ctx[k] = v
-				}
-				plain.Ctx["aws:securetransport"] = []string{"false"}
+				plain = base.Clone()
+				plain.Ctx[iameval.KeySecureTransport] = []string{"false"}
 			}
 			onlySubscribes := asksOf[ti] != nil && !asksOf[ti](p, nil)
 			for _, action := range channelpolicy.Catalogue[t.kind] {
@@ -1039,11 +1031,8 @@ func (m *AccessMatrix) evaluateAll() {
 				if action == "sns:Subscribe" {
 					// One context for every endpoint class, its two keys set
 					// in place: the evaluator keeps no request.
-					ctx := make(map[string][]string, len(q.Ctx)+2)
-					for k, v := range q.Ctx {
-						ctx[k] = v
-					}
-					q.Ctx = ctx
+					q = q.Clone()
+					ctx := q.Ctx
 					for _, e := range endpointsOf[ti] {
 						if !asksOf[ti](p, e) {
 							continue

@@ -37,6 +37,16 @@ type Config struct {
 	// by its SCPs, a resource of it by its RCPs. A level given nothing keeps
 	// AWS Organizations' default, FullAWSAccess. None given: none judged.
 	SCPs, RCPs map[string][]any
+	// OrganizationID is the AWS organisation every account the app deploys
+	// into is in (o-…; erasurectl check --organization-id, ErasureCheck's
+	// organizationId), as ErasureChannelProps.OrganizationID is for the
+	// channel: each call of a principal or to a resource of those accounts
+	// carries it as aws:PrincipalOrgID, aws:ResourceOrgID and
+	// aws:SourceOrgID, so that a data perimeter over the organisation is
+	// judged. Without it (and without a channel of this app that names one)
+	// a condition on those keys leaves the call undecided: a finding the
+	// team may acknowledge (EC326), never a refusal.
+	OrganizationID string
 	// Units places accounts in the organisation: an account id's path from
 	// its root through each unit down to its own (erasurectl --ou
 	// ACCOUNT=ROOT/OU/…). Every account the app deploys into needs one
@@ -136,6 +146,9 @@ type Finding struct {
 	Line, Column int
 	// Acknowledged is the acknowledgement that covers it, or nil.
 	Acknowledged *Acknowledgement
+	// Fix is what to change, computed from the finding (the statement that
+	// denies, the value it asks for); "" where the rule's Fix says it.
+	Fix string
 }
 
 // PropertyPath is Property joined with dots, as CDK's report and cfn-lint
@@ -200,6 +213,13 @@ func (f *findings) addProblem(r *Rule, id string, prop []string, p timing.Proble
 		t = w
 	}
 	f.out = append(f.out, Finding{Problem: p, Rule: r, Stack: t.Stack, Template: t.Path, LogicalID: id, Property: prop})
+}
+
+// fix sets the fix of the finding added last, computed from it.
+func (f *findings) fix(format string, args ...any) {
+	if len(f.out) > 0 {
+		f.out[len(f.out)-1].Fix = fmt.Sprintf(format, args...)
+	}
 }
 
 // in notes that the resource id the lines name is in t.
@@ -316,6 +336,7 @@ func (a *assembly) check(cfg Config) *Result {
 		}
 	}
 	res.Findings = append(res.Findings, a.checkTransforms()...)
+	res.Findings = append(res.Findings, a.checkExecutionRoles()...)
 	res.Findings = append(res.Findings, a.checkInlineSubscriptions(topics)...)
 	res.Findings = append(res.Findings, a.checkSharedKeys(stores, topics)...)
 	if len(stores) > 0 || cfg.Access {

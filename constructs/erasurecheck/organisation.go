@@ -21,7 +21,13 @@ var (
 	accountID = regexp.MustCompile(`^[0-9]{12}$`)
 	rootID    = regexp.MustCompile(`^r-[0-9a-z]{4,32}$`)
 	unitID    = regexp.MustCompile(`^ou-[0-9a-z]{4,32}-[a-z0-9]{8,32}$`)
+	// orgID is AWS Organizations' organization id (the API reference's
+	// Organization.Id pattern).
+	orgID = regexp.MustCompile(`^o-[a-z0-9]{10,32}$`)
 )
+
+// IsOrganizationID says whether id is an AWS organization's id (o-…).
+func IsOrganizationID(id string) bool { return orgID.MatchString(id) }
 
 // IsOrganisationTarget says whether id can carry SCPs or RCPs: an account
 // id, an organisational unit's id or a root's id.
@@ -59,6 +65,16 @@ type orgLevels map[string][][]statement
 // setOrganisation reads the organisation's policies the check was given
 // and places every account of the app in it.
 func (a *assembly) setOrganisation(cfg Config) error {
+	if cfg.OrganizationID != "" {
+		if !orgID.MatchString(cfg.OrganizationID) {
+			return &OrganisationError{Reason: "OrganizationID is an organization's id: o- and 10 to 32 lower-case letters or digits"}
+		}
+		o := a.organisation()
+		if o.id != "" && o.id != cfg.OrganizationID {
+			return &OrganisationError{Reason: "OrganizationID " + cfg.OrganizationID + " is not the organisation the channel admits (" + o.id + ")"}
+		}
+		o.id = cfg.OrganizationID
+	}
 	for acct, path := range cfg.Units {
 		if !accountID.MatchString(acct) {
 			return &OrganisationError{Reason: "Units is keyed by 12-digit account ids"}
@@ -75,6 +91,9 @@ func (a *assembly) setOrganisation(cfg Config) error {
 	}
 	for acct := range cfg.Units {
 		accounts[acct] = true
+		if cfg.OrganizationID != "" {
+			a.organisation().accounts[acct] = true
+		}
 	}
 	var err error
 	if a.scps, err = placeLevels(cfg.SCPs, cfg.Units, accounts, "SCP"); err != nil {

@@ -161,6 +161,9 @@ func ViolationOf(f Finding) Violation {
 	v := Violation{Severity: "fatal", Description: f.String()}
 	if r := f.Rule; r != nil {
 		v.RuleName, v.Title, v.Fix, v.HelpURI = r.ID, r.Title, r.Fix, r.HelpURI()
+		if f.Fix != "" {
+			v.Fix = f.Fix
+		}
 		v.Description = r.ID + " " + f.String()
 		if r.Severity == SeverityWarning {
 			v.Severity = "warning"

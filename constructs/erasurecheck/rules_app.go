@@ -1,6 +1,10 @@
 package erasurecheck
 
 import (
+	"strings"
+
+	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -35,6 +39,10 @@ var (
 		Title: "The channel declares its publishers",
 		Why:   "Without declared publishers any principal of the channel's account that may sns:Publish can publish an ERASE every store obeys.",
 		Fix:   "Set ErasureChannelProps.Publishers."})
+	ruleExecutionRoleAdministers = declare(Rule{ID: "EC604", Name: "ExecutionRoleAdministersKeys", Type: timing.Missing, Source: FromAWS, Reference: "https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-default.html#prevent-unmanageable-key",
+		Title: "Each KMS key's policy lets the stack's CloudFormation execution role administer it",
+		Why:   "KMS refuses to create a key whose policy would not let the creating principal (CloudFormation's execution role) call kms:PutKeyPolicy: the deploy fails.",
+		Fix:   "Name the synthesizer's execution role among the construct's administrators (ErasureSubscriberProps.administrators, ErasureChannelProps.administrators)."})
 	ruleStaleAcknowledgement = declare(Rule{ID: "EC001", Name: "AcknowledgementMatches", Type: timing.Invalid, Severity: SeverityWarning, Source: FromCheck,
 		Title: "Every acknowledgement matches a finding",
 		Why:   "An acknowledgement that matches nothing is stale: the finding it answered is gone, or it names the wrong rule or resource, and it would silently cover a later one.",
@@ -56,4 +64,69 @@ func (a *assembly) checkTransforms() Findings {
 		out = append(out, f.out...)
 	}
 	return out
+}
+
+// checkExecutionRoles: KMS refuses CreateKey for a key whose policy would not
+// let the creating principal call kms:PutKeyPolicy (its lockout safety
+// check). CloudFormation creates a stack's keys with the stack's execution
+// role (the synthesizer's cloudFormationExecutionRole, in the cloud
+// assembly's manifest), so each key's policy must let that role administer
+// it: a key policy whose administrator statements admit only CDK's default
+// role fails the deploy under a landing zone's own role. The role is taken
+// to be an administrator of its account (its identity policy allows every
+// action), as an execution role is.
+func (a *assembly) checkExecutionRoles() Findings {
+	var out Findings
+	for _, t := range a.Templates {
+		role := executionRoleARN(t)
+		if role == "" {
+			continue
+		}
+		admin := iameval.Parse(map[string]any{"Statement": []any{map[string]any{"Effect": "Allow", "Action": "*", "Resource": "*"}}}, nil, "the execution role's administrator access")
+		p := &principal{Principal: iameval.Principal{Aliases: []string{role}, Account: t.Account, Identity: admin}}
+		f := findings{t: t}
+		for _, id := range t.IDsOf("AWS::KMS::Key") {
+			if made, known := a.Created(t, t.Resources[id]); known && !made {
+				continue
+			}
+			key := a.keyTarget(t, cfnmodel.GetAtt(id, "Arn"), "")
+			if key == nil {
+				continue
+			}
+			if v := a.decide(p, "kms:PutKeyPolicy", key); v.Decision == Denied {
+				f.add(ruleExecutionRoleAdministers, id, problem.Root("Key").Key(t.Stack+"/"+id).Child("administrators"), props("KeyPolicy"),
+					"the key policy of %s does not let the stack's CloudFormation execution role (%s) call kms:PutKeyPolicy (%s): KMS refuses to create the key and the deploy fails", id, role, v.Because)
+				if v.Explicit {
+					f.fix("Add the execution role's ARN to the construct's administrators (ErasureSubscriberProps.administrators, ErasureChannelProps.administrators, BitmapStoreBucketProps.administrators), so that %s spares it.", v.Statement)
+				} else {
+					f.fix("Let the key policy allow the execution role kms:PutKeyPolicy, or delegate to its account; with the erasure channel's constructs, name it in administrators.")
+				}
+			}
+		}
+		out = append(out, f.out...)
+	}
+	return out
+}
+
+// executionRoleARN is t's stack's CloudFormation execution role as a literal
+// ARN (the manifest's ${AWS::Partition}, ${AWS::AccountId} and
+// ${AWS::Region} resolved from the stack's environment), "" when the
+// manifest names none or it cannot be resolved.
+func executionRoleARN(t *template) string {
+	r := t.ExecutionRole
+	if r == "" || t.Account == "" || t.Region == "" {
+		return ""
+	}
+	partition := "aws"
+	switch {
+	case strings.HasPrefix(t.Region, "cn-"):
+		partition = "aws-cn"
+	case strings.HasPrefix(t.Region, "us-gov-"):
+		partition = "aws-us-gov"
+	}
+	r = strings.NewReplacer("${AWS::Partition}", partition, "${AWS::AccountId}", t.Account, "${AWS::Region}", t.Region).Replace(r)
+	if strings.Contains(r, "${") || !strings.HasPrefix(r, "arn:") {
+		return ""
+	}
+	return r
 }

@@ -1,6 +1,7 @@
 package erasurecheck
 
 import (
+	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
@@ -61,12 +62,32 @@ var (
 		Title: "The handler role's permissions boundary can be read",
 		Why:   "A boundary defined outside the app (a landing zone's) may deny the handler its answers: without its document, whether the handler may answer is not known.",
 		Fix:   "Pass the boundary's document (erasurectl check --boundary ARN=FILE; the plugin's boundaries), or acknowledge the finding with the boundary's owner and why it allows the answers. AWS managed policies the check knows (AdministratorAccess, PowerUserAccess) are read without a document."})
+	ruleHandlerReadsQueue = declare(Rule{ID: "EC324", Name: "HandlerMayReadQueue", Type: timing.Missing, Source: FromAWS, Reference: "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html",
+		Title: "The handler's role may receive, delete and read the attributes of the store's queue",
+		Why:   "The event source polls with the function's role: without sqs:ReceiveMessage, sqs:DeleteMessage and sqs:GetQueueAttributes it reads nothing, or reads every request again until it dead-letters.",
+		Fix:   "Let every policy over the role (its own, its permissions boundary, the organisation's) allow the three actions on the store's queue."})
+	ruleHandlerRefiles = declare(Rule{ID: "EC325", Name: "HandlerMayRefile", Type: timing.Missing, Source: FromSeed, Reference: "seed: pass two is sent to the store's own queue",
+		Title: "The handler's role may send pass two to the store's queue",
+		Why:   "Pass two is a message the handler sends to its own queue (sqs:SendMessage, with kms:GenerateDataKey and kms:Decrypt on the queue's key): denied, no ERASE completes.",
+		Fix:   "Let every policy over the role allow sqs:SendMessage on the store's queue and kms:GenerateDataKey and kms:Decrypt on its key."})
+	ruleCallUndecided = declare(Rule{ID: "EC326", Name: "StorePathDecided", Type: timing.UnresolvedToken, Source: FromCheck, Acknowledgeable: true, Reference: "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html",
+		Title: "Every call of the store's own path can be decided at synth",
+		Why:   "A statement over the call depends on a condition key no template can tell (a tag, a VPC endpoint, a source IP, a time, an organisation nobody named): whether the store works is then not known before it is deployed.",
+		Fix:   "Give the check what decides it (the organisation's id, a boundary's document, the SCPs and RCPs), or acknowledge the finding with the key, the statement and why the call is allowed."})
+	ruleHandlerRolePath = declare(Rule{ID: "EC327", Name: "ChannelRolePaths", Type: timing.Missing, Source: FromLockdown, Reference: "docs/landing-zone.md",
+		Title: "The handler's role and the lookup role keep the paths the channel admits",
+		Why:   "The channel's response queue admits only roles under " + contract.HandlerRolePath + " and the ledger's reader assumes only roles under " + contract.RosterLookupRolePath + ": a role moved by a path convention sends no answer, or is never looked up.",
+		Fix:   "Exempt the erasure channel's roles from the Aspect or convention that sets role paths."})
+	ruleLookupRoleReads = declare(Rule{ID: "EC328", Name: "LookupRoleMayReadHandlerRole", Type: timing.Missing, Source: FromLockdown, Reference: "docs/ledger-and-evidence.md",
+		Title: "The lookup role may iam:GetRole the handler's role",
+		Why:   "The channel's ledger learns the store's role id through the lookup role: denied (by a permissions boundary or an SCP), it never authenticates the store's answers.",
+		Fix:   "Let the lookup role's permissions boundary and the organisation's SCPs allow iam:GetRole on the handler's role."})
 )
 
 // handlerFamily judges each reader's function.
 var handlerFamily = storeFamily{name: "handler", rules: []*Rule{ruleReservedConcurrencyZero, ruleReservedConcurrencyLow, ruleHandlerEnvironment, rulePassTwoQueueUnresolved,
 	rulePassTwoOwnQueue, ruleAnswersOnResponseQueue, ruleHandlerDecrypts, ruleResponseQueueUnresolved, ruleRoleOnRoster, ruleStoreOnRoster, ruleHandlerAnswers,
-	ruleHandlerUsesResponseKey, ruleUnreadableBoundary}, check: func(a *assembly, sc *storeCheck) {
+	ruleHandlerUsesResponseKey, ruleUnreadableBoundary, ruleHandlerReadsQueue, ruleHandlerRefiles, ruleCallUndecided, ruleHandlerRolePath, ruleLookupRoleReads}, check: func(a *assembly, sc *storeCheck) {
 	s, f := sc.store, &sc.f
 	for _, r := range sc.readers {
 		a.checkHandlerEnvironment(sc, r.ft, r.fnID, r.env, sc.c)

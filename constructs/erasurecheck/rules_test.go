@@ -27,6 +27,10 @@ type ruleFixture struct {
 	cfg func(c *Config)
 	// failCfg changes it for the failing template only.
 	failCfg func(c *Config)
+	// execRole, when set, deploys both templates as a cloud assembly's stack
+	// in 111111111111/eu-west-1 whose manifest names this CloudFormation
+	// execution role.
+	execRole string
 }
 
 // appFixtureRules are the rules whose fixtures need the channel itself in
@@ -45,6 +49,23 @@ const (
 	inlineTopic = "  Topic:\n    Type: AWS::SNS::Topic\n    Properties:\n      TopicName: erasure-topic\n"
 	keyedTopic  = "  Topic:\n    Type: AWS::SNS::Topic\n    Properties:\n      TopicName: erasure-topic\n      KmsMasterKeyId: !GetAtt Key.Arn\n"
 )
+
+// keyPolicyStart is where the store key's statements begin.
+const keyPolicyStart = "      KeyPolicy:\n        Version: 2012-10-17\n        Statement:\n"
+
+// dataPerimeter is AWS's data perimeter statement (the data perimeter
+// guidance's resource-based policy: only the organisation's principals, AWS
+// services exempt).
+const dataPerimeter = "          - Sid: DataPerimeter\n            Effect: Deny\n            Principal: \"*\"\n            Action: \"*\"\n            Resource: \"*\"\n            Condition:\n" +
+	"              StringNotEqualsIfExists: { aws:PrincipalOrgID: o-abcdefghij }\n              BoolIfExists: { aws:PrincipalIsAWSService: \"false\" }\n"
+
+// lookupRole is the store's lookup role as ErasureSubscriber makes it, for
+// the ledger's reader of the channel's account.
+const lookupRole = "  LookupRole:\n    Type: AWS::IAM::Role\n    Properties:\n      RoleName: erasure-roleid-plain\n      Path: /erasure-channel-lookup/\n      AssumeRolePolicyDocument:\n        Statement:\n          - Effect: Allow\n            Principal: { AWS: arn:aws:iam::111111111111:root }\n            Action: sts:AssumeRole\n" +
+	"      Policies:\n        - PolicyName: ReadTheHandlerRoleId\n          PolicyDocument:\n            Statement:\n              - Effect: Allow\n                Action: iam:GetRole\n                Resource: !GetAtt HandlerRole.Arn\n"
+
+// keyGrant is the handler role's grant on its queue's key.
+const keyGrant = "              - Effect: Allow\n                Action: [kms:Decrypt, kms:GenerateDataKey]\n                Resource: !GetAtt Key.Arn\n"
 
 func add(anchor, text string) edit { return edit{anchor, anchor + text} }
 func drop(text string) edit        { return edit{text, ""} }
@@ -110,7 +131,7 @@ var ruleFixtures = map[string]ruleFixture{
 	"EC314": {fail: []edit{{"          ERASURE_QUEUE_URL: !Ref Requests\n", "          ERASURE_QUEUE_URL: !ImportValue other-app-queue-url\n"}}},
 	"EC315": {fail: []edit{{"          ERASURE_QUEUE_URL: !Ref Requests\n", "          ERASURE_QUEUE_URL: !Ref DeadLetters\n"}}},
 	"EC316": {fail: []edit{{"          ERASURE_RESPONSE_QUEUE_URL: !Sub", "          ERASURE_RESPONSE_QUEUE_URL: !Ref DeadLetters\n          UNUSED: !Sub"}}},
-	"EC317": {fail: []edit{drop("              - Effect: Allow\n                Action: kms:Decrypt\n                Resource: !GetAtt Key.Arn\n")}},
+	"EC317": {fail: []edit{drop(keyGrant)}},
 	"EC318": {fail: []edit{{"          ERASURE_RESPONSE_QUEUE_URL: !Sub", "          ERASURE_RESPONSE_QUEUE_URL: !ImportValue other-app-responses\n          UNUSED: !Sub"}}},
 	"EC321": {fail: []edit{{"Resource: arn:aws:sqs:eu-west-1:111111111111:erasure-responses", "Resource: arn:aws:sqs:eu-west-1:111111111111:another-queue"}}},
 	"EC322": {fail: []edit{drop("              - Effect: Allow\n                Action: [kms:GenerateDataKey, kms:Decrypt]\n                Resource: arn:aws:kms:eu-west-1:111111111111:key/00000000-0000-4000-8000-000000000000\n")}},
@@ -123,6 +144,18 @@ var ruleFixtures = map[string]ruleFixture{
 		},
 		failCfg: func(c *Config) { c.Boundaries = nil }},
 	"EC331": {fail: []edit{resources(otherRole)}},
+	"EC324": {fail: []edit{{"[sqs:ReceiveMessage, sqs:DeleteMessage, sqs:GetQueueAttributes, sqs:SendMessage]", "[sqs:ReceiveMessage, sqs:GetQueueAttributes, sqs:SendMessage]"}}},
+	"EC325": {fail: []edit{{"[sqs:ReceiveMessage, sqs:DeleteMessage, sqs:GetQueueAttributes, sqs:SendMessage]", "[sqs:ReceiveMessage, sqs:DeleteMessage, sqs:GetQueueAttributes]"}}},
+	// AWS's data perimeter on the key: decided with the organisation's id,
+	// undecided without it.
+	"EC326": {fail: []edit{add(keyPolicyStart, dataPerimeter)}, pass: []edit{add(keyPolicyStart, dataPerimeter)},
+		cfg: func(c *Config) { c.OrganizationID = "o-abcdefghij" }, failCfg: func(c *Config) { c.OrganizationID = "" }},
+	"EC327": {fail: []edit{add("    Type: AWS::IAM::Role\n    Properties:\n", "      RoleName: erasure-handler-plain\n      Path: /landing-zone/\n")},
+		pass: []edit{add("    Type: AWS::IAM::Role\n    Properties:\n", "      RoleName: erasure-handler-plain\n      Path: /erasure-channel/\n")}},
+	"EC328": {fail: []edit{resources(lookupRole + "      PermissionsBoundary: arn:aws:iam::aws:policy/PowerUserAccess\n")}, pass: []edit{resources(lookupRole)}},
+	"EC604": {execRole: "arn:${AWS::Partition}:iam::111111111111:role/landing-zone/cfn-exec",
+		fail: []edit{add(keyPolicyStart, "          - Sid: OnlyAdministratorsAdminister\n            Effect: Deny\n            Principal: { AWS: \"*\" }\n            NotAction: [kms:Decrypt, kms:GenerateDataKey]\n            Resource: \"*\"\n            Condition:\n              ArnNotLike: { aws:PrincipalArn: \"arn:aws:iam::111111111111:role/cdk-*-cfn-exec-role-*\" }\n")},
+		pass: []edit{add(keyPolicyStart, "          - Sid: OnlyAdministratorsAdminister\n            Effect: Deny\n            Principal: { AWS: \"*\" }\n            NotAction: [kms:Decrypt, kms:GenerateDataKey]\n            Resource: \"*\"\n            Condition:\n              ArnNotLike: { aws:PrincipalArn: [\"arn:aws:iam::111111111111:role/cdk-*-cfn-exec-role-*\", \"arn:aws:iam::111111111111:role/landing-zone/cfn-exec\"] }\n")}},
 	"EC401": {fail: []edit{drop("      KmsMasterKeyId: !GetAtt Key.Arn\n")}},
 	"EC402": {fail: []edit{{"      KmsMasterKeyId: !GetAtt Key.Arn\n", "      KmsMasterKeyId: alias/aws/sqs\n"}}},
 	"EC403": {fail: []edit{resources(keyedTopic), {"      TopicArn: arn:aws:sns:eu-west-1:111111111111:erasure-topic\n", "      TopicArn: !Ref Topic\n"}},
@@ -180,12 +213,12 @@ func TestEveryRuleHasFixtures(t *testing.T) {
 			if fx.failCfg != nil {
 				fx.failCfg(&failCfg)
 			}
-			if got := ruleFindings(t, applyEdits(t, start, fx.fail), failCfg, r.ID); len(got) == 0 {
+			if got := ruleFindingsAs(t, applyEdits(t, start, fx.fail), failCfg, r.ID, fx.execRole); len(got) == 0 {
 				t.Errorf("the failing template has no finding of %s", r.ID)
 			} else if got[0].Rule.Type != r.Type && r.ID != "EC504" {
 				t.Errorf("a finding of %s has type %s, the rule %s", r.ID, got[0].Type, r.Type)
 			}
-			for _, f := range ruleFindings(t, applyEdits(t, start, fx.pass), cfg, r.ID) {
+			for _, f := range ruleFindingsAs(t, applyEdits(t, start, fx.pass), cfg, r.ID, fx.execRole) {
 				t.Errorf("the passing template has a finding of %s: %s", r.ID, f.String())
 			}
 		})
@@ -211,9 +244,26 @@ func applyEdits(t *testing.T, body string, edits []edit) string {
 // ruleFindings checks body (as store.yaml) and returns the findings of rule id.
 func ruleFindings(t *testing.T, body string, cfg Config, id string) Findings {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "store.yaml")
+	return ruleFindingsAs(t, body, cfg, id, "")
+}
+
+// ruleFindingsAs is ruleFindings, the template deployed as a cloud
+// assembly's stack with CloudFormation execution role execRole when one is
+// given.
+func ruleFindingsAs(t *testing.T, body string, cfg Config, id, execRole string) Findings {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "store.yaml")
 	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	if execRole != "" {
+		manifest := `{"version":"55.0.0","artifacts":{"store":{"type":"aws:cloudformation:stack","environment":"aws://111111111111/eu-west-1",` +
+			`"properties":{"templateFile":"store.yaml","cloudFormationExecutionRoleArn":"` + execRole + `"}}}}`
+		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(manifest), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p = dir
 	}
 	res, err := CheckPaths([]string{p}, cfg)
 	if err != nil {

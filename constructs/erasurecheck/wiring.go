@@ -107,11 +107,7 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 		return // an imported role: its policies are not in this assembly (README: known limits)
 	}
 	role := a.rolePrincipal(t, fn.Properties["Role"])
-	if key := a.keyTarget(sc.t, sc.queue.Properties["KmsMasterKeyId"], "sqs"); key != nil {
-		if v := a.decide(role, "kms:Decrypt", key); v.Decision == Denied {
-			f.add(ruleHandlerDecrypts, fnID, s.Path.Child("handlerRole"), props("Role"), "the role of function %s may not kms:Decrypt the queue's key (%s): the event source cannot read a single message; grant kms:Decrypt on the key", fnID, v.Because)
-		}
-	}
+	a.checkOwnQueueCalls(sc, fnID, roleT, roleID, role, env)
 	urlValue, ok := env[contract.EnvResponseQueueURL]
 	if !ok {
 		// The seed names no variable for the response queue: a handler may
@@ -157,28 +153,51 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 		// queue's account and region must be usable.
 		rkey = a.outsideKey("", rq.Account, rq.Region)
 	}
+	a.checkRolePaths(sc, roleT, roleID, rq)
 	if v := a.decide(role, "sqs:SendMessage", rq); v.Decision == Denied && v.DeniedByResource && a.isChannelQueue(rq) {
 		f.add(ruleRoleOnRoster, fnID, s.Path.Child("roster"), props("Role"), "the role of function %s is not on the channel's roster: the response queue denies every answer it sends (%s); add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (contract.HandlerName, under the path contract.HandlerRolePath)", fnID, v.Because)
 	} else if named := s.Path.RootName() == "ErasureSubscriber"; named && a.isChannelQueue(rq) && rosterKnown(rq) && !slices.Contains(iameval.StringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]), s.Spec.Name) {
 		// The channel admits the handler path of its roster's accounts; the
 		// store's own name is what the ledger and the response reader judge.
 		f.add(ruleStoreOnRoster, fnID, s.Path.Child("roster"), props("Environment", "Variables", contract.EnvSubscriber), "store %s is not on the channel's roster: the response reader refuses every answer it sends (%s) and no round waits for it; add the store to ErasureChannelProps.Stores", s.Spec.Name, contract.CodeSenderNotOnRoster)
-	} else if v.Decision == Denied {
-		f.add(ruleHandlerAnswers, fnID, s.Path.Child("responseQueue"), props("Role"), "the role of function %s may not sqs:SendMessage to the response queue (%s): every answer fails and the store's requests dead-letter; grant sqs:SendMessage on it", fnID, v.Because)
-	} else if b := role.Boundary; v.Decision == Undecided && b != nil && b.Unknown != "" {
-		// About the role's boundary, so that it is the role (or a construct
-		// above it) a team acknowledges it on.
-		f.in(roleT, roleID)
-		f.add(ruleUnreadableBoundary, roleID, s.Path.Child("responseQueue"), props("PermissionsBoundary"), "the role of function %s has a permissions boundary the check cannot read (%s), so whether it may answer is not known; pass its document (--boundary), declare it in this app, or acknowledge EC323 on the role with a reason", fnID, b.Unknown)
+	} else if !a.judgeCall(sc, fnID, roleT, roleID, role, storeCall{rule: ruleHandlerAnswers, actions: []string{"sqs:SendMessage"}, target: rq,
+		on: "the response queue", breaks: "every answer fails and the store's requests dead-letter", at: s.Path.Child("responseQueue")}) {
+		return
 	}
 	if rkey == nil {
 		return
 	}
-	for _, act := range []string{"kms:GenerateDataKey", "kms:Decrypt"} {
-		if v := a.decide(role, act, rkey); v.Decision == Denied {
-			f.add(ruleHandlerUsesResponseKey, fnID, s.Path.Child("responseQueue"), props("Role"), "the role of function %s may not use the response queue's key (%s: %s): every answer fails; grant kms:GenerateDataKey and kms:Decrypt on the channel's response key", fnID, act, v.Because)
-			return
-		}
+	a.judgeCall(sc, fnID, roleT, roleID, role, storeCall{rule: ruleHandlerUsesResponseKey, actions: []string{"kms:GenerateDataKey", "kms:Decrypt"}, target: rkey,
+		on: "the response queue's key", breaks: "every answer fails", at: s.Path.Child("responseQueue")})
+}
+
+// checkOwnQueueCalls judges the calls of the store's own queue, by default
+// (whatever Config.Access says): the event source's receives, deletes and
+// attribute reads, the queue key's decrypt it needs, and pass two's send to
+// the queue with the key's data key (when the handler names its own queue).
+func (a *assembly) checkOwnQueueCalls(sc *storeCheck, fnID string, roleT *template, roleID string, role *principal, env map[string]any) {
+	s := sc.store
+	queue := a.policyTarget(sc.t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
+	key := a.keyTarget(sc.t, sc.queue.Properties["KmsMasterKeyId"], "sqs")
+	at := s.Path.Child("handlerRole")
+	if !a.judgeCall(sc, fnID, roleT, roleID, role, storeCall{rule: ruleHandlerReadsQueue, actions: []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"},
+		target: queue, on: "the store's queue", breaks: "the event source cannot read a single message, or reads each again until it dead-letters", at: at}) {
+		return
+	}
+	if key != nil && !a.judgeCall(sc, fnID, roleT, roleID, role, storeCall{rule: ruleHandlerDecrypts, actions: []string{"kms:Decrypt"}, target: key,
+		on: "the queue's key", breaks: "the event source cannot read a single message", at: at}) {
+		return
+	}
+	if _, refiles := env[contract.EnvQueueURL]; !refiles {
+		return // no pass two to its own queue: EC315's and the handler's business
+	}
+	if !a.judgeCall(sc, fnID, roleT, roleID, role, storeCall{rule: ruleHandlerRefiles, actions: []string{"sqs:SendMessage"}, target: queue,
+		on: "the store's queue", breaks: "pass two is never sent and no ERASE completes", at: s.Path.Child("passTwo")}) {
+		return
+	}
+	if key != nil {
+		a.judgeCall(sc, fnID, roleT, roleID, role, storeCall{rule: ruleHandlerRefiles, actions: []string{"kms:GenerateDataKey", "kms:Decrypt"}, target: key,
+			on: "the queue's key", breaks: "pass two is never sent and no ERASE completes", at: s.Path.Child("passTwo")})
 	}
 }
 

@@ -74,12 +74,16 @@ type Resource struct {
 }
 
 // Request is one call: P calls Action on R, with the request context's
-// condition keys (lower case) and their values.
+// condition keys (lower case) and their values (NewCall builds it).
 type Request struct {
 	P      *Principal
 	Action string
 	R      *Resource
 	Ctx    map[string][]string
+	// Unknown are keys the request carries whose values the check cannot
+	// know (lower case). A key in neither Ctx nor Unknown is absent when the
+	// evaluator decides its presence (decidedKeys), unknown otherwise.
+	Unknown map[string]Unknown
 	// SCPs are the service control policies over the principal's account,
 	// one list of statements a level (the account and each organisational
 	// unit above it): every level must allow what the principal does. RCPs
@@ -96,9 +100,9 @@ var rcpServices = map[string]bool{"s3": true, "sqs": true, "kms": true, "sts": t
 // orgLimits is the decision of an organisation's policies (SCPs or RCPs,
 // by levels) when they keep q from being allowed: each level caps it
 // (capLimits).
-func orgLimits(q Request, levels [][]Statement, what string, resourceSide bool) (Verdict, bool) {
+func orgLimits(q Request, levels [][]Statement, by Source, resourceSide bool) (Verdict, bool) {
 	for lvl, stmts := range levels {
-		if v, limited := capLimits(q, stmts, fmt.Sprintf("the %s (level %d)", what, lvl+1), resourceSide); limited {
+		if v, limited := capLimits(q, stmts, fmt.Sprintf("the %s (level %d)", by, lvl+1), by, resourceSide); limited {
 			return v, true
 		}
 	}
@@ -109,26 +113,26 @@ func orgLimits(q Request, levels [][]Statement, what string, resourceSide bool) 
 // permissions boundary, one level of SCPs or RCPs) when it keeps q from
 // being allowed: an explicit Deny, no Allow that matches (IAM's implicit
 // deny), or a statement the evaluator cannot judge. what names the policy.
-func capLimits(q Request, stmts []Statement, what string, resourceSide bool) (Verdict, bool) {
+func capLimits(q Request, stmts []Statement, what string, by Source, resourceSide bool) (Verdict, bool) {
 	allow, unknown := false, ""
 	for i := range stmts {
 		s := &stmts[i]
-		m, _ := applies(s, &q, "", resourceSide)
+		m, _, why := applies(s, &q, "", resourceSide)
 		switch {
 		case m == unknownMatch && unknown == "":
-			unknown = s.describe(i)
+			unknown = s.describe(i) + ": " + why
 		case m != matches:
 		case s.Effect == "Deny":
-			return Verdict{Decision: Denied, Because: what + " denies it: " + s.explicitDeny(i)}, true
+			return Verdict{Decision: Denied, Because: what + " denies it: " + s.explicitDeny(i), By: by, Explicit: true, Statement: s.describe(i)}, true
 		case s.Effect == "Allow":
 			allow = true
 		}
 	}
 	switch {
 	case unknown != "":
-		return Verdict{Decision: Undecided, Because: "cannot judge " + what + ": " + unknown}, true
+		return Verdict{Decision: Undecided, Because: "cannot judge " + what + ": " + unknown, By: by, Cause: CauseStatement}, true
 	case !allow:
-		return Verdict{Decision: Denied, Because: what + " does not allow it"}, true
+		return Verdict{Decision: Denied, Because: what + " does not allow it", By: by}, true
 	}
 	return Verdict{}, false
 }
@@ -154,33 +158,107 @@ type Verdict struct {
 	// DeniedByResource: an explicit Deny of the resource's own policy
 	// decided it (not the principal's identity policy).
 	DeniedByResource bool
+	// By is the kind of policy that decided a denial or left it undecided
+	// ("" when no one policy did).
+	By Source
+	// Explicit: an explicit Deny decided it, Statement's; otherwise no
+	// statement of By allows it.
+	Explicit bool
+	// Statement names the statement that decided it ("" for none): where it
+	// is, never a value.
+	Statement string
+	// Cause says why an Undecided verdict is undecided.
+	Cause Cause
 }
 
-// NewRequest builds the request context IAM sees for p calling action on r:
-// TLS; for a service, the source it acts for (aws:SourceArn,
-// aws:SourceAccount); for an IAM principal its ARN and account; for a key
-// used through a service, kms:ViaService in region ("*" when unknown).
+// Cause is why a request is undecided.
+type Cause string
+
+// The causes.
+const (
+	// CauseStatement: a statement over the request depends on a condition
+	// key or operator the check cannot judge (Because names both).
+	CauseStatement Cause = "statement"
+	// CauseBoundaryUnread: the principal's permissions boundary is not in
+	// what was read.
+	CauseBoundaryUnread Cause = "boundary"
+	// CausePolicyUnread: the resource policy that would decide is not in
+	// what was read (a resource of another app).
+	CausePolicyUnread Cause = "policy"
+	// CauseConflict: two policies set the resource's one policy.
+	CauseConflict Cause = "conflict"
+)
+
+// Source is a kind of policy IAM evaluates.
+type Source string
+
+// The kinds of policy.
+const (
+	FromIdentity Source = "identity policy"
+	FromResource Source = "resource policy"
+	FromBoundary Source = "permissions boundary"
+	FromSCP      Source = "service control policy"
+	FromRCP      Source = "resource control policy"
+)
+
+// NewRequest builds the request context IAM sees for p calling action on r,
+// with region the app's region where r's is unknown (NewCall).
 func NewRequest(p *Principal, action string, r *Resource, region string) Request {
-	ctx := map[string][]string{"aws:securetransport": {"true"}}
+	return NewCall(p, action, r, CallContext{Region: region})
+}
+
+// NewCall builds the request context AWS sends when p calls action on r
+// (IAM user guide, "AWS global condition context keys"; the service
+// authorization reference for the service keys): TLS; the endpoint's region
+// (aws:RequestedRegion); for a service, the source it acts for
+// (aws:SourceArn, aws:SourceAccount, aws:SourceOrgID) and no principal keys;
+// for an IAM principal its ARN, account, organisation and unique id (a
+// role's is known only once deployed); the resource's account and
+// organisation; for a key used through a service, kms:ViaService and
+// aws:ViaAWSService. Keys a template cannot tell are Unknown: a condition on
+// one leaves the question undecided.
+func NewCall(p *Principal, action string, r *Resource, c CallContext) Request {
+	q := Request{P: p, Action: action, R: r, Ctx: map[string][]string{KeySecureTransport: {"true"}}}
+	region := r.Region
+	if !known(region) && known(c.Region) {
+		region = c.Region
+	}
+	if c.Global {
+		region = homeRegion(partitionOf(region))
+	}
+	if known(region) {
+		q.Ctx[KeyRequestedRegion] = []string{region}
+	} else {
+		q.SetUnknown(KeyRequestedRegion, Unknown{Why: "the region of an environment-agnostic stack is known only once deployed (give the stack an env)", Present: true})
+	}
 	account := []string{OrStar(p.Account)}
 	if p.Service != "" {
-		ctx["aws:sourcearn"] = p.Aliases
-		ctx["aws:sourceaccount"] = account
-		ctx["aws:principalisawsservice"] = []string{"true"}
-		ctx["aws:principalservicename"] = []string{p.Service}
+		q.Ctx[KeySourceArn] = p.Aliases
+		q.Ctx[KeySourceAccount] = account
+		q.Ctx[KeyPrincipalIsAWSService] = []string{"true"}
+		q.Ctx[KeyPrincipalServiceName] = []string{p.Service}
+		q.Ctx[KeyViaAWSService] = []string{"false"}
+		q.setOrg(KeySourceOrgID, c.PrincipalOrg, p.Account, "source")
 	} else {
-		ctx["aws:principalarn"] = p.Aliases
-		ctx["aws:principalaccount"] = account
-		ctx["kms:calleraccount"] = account
-		ctx["aws:principalisawsservice"] = []string{"false"}
+		q.Ctx[KeyPrincipalArn] = p.Aliases
+		q.Ctx[KeyPrincipalAccount] = account
+		q.Ctx[KeyKMSCallerAccount] = account
+		q.Ctx[KeyPrincipalIsAWSService] = []string{"false"}
+		q.Ctx[KeyViaAWSService] = []string{"false"}
+		q.setOrg(KeyPrincipalOrgID, c.PrincipalOrg, p.Account, "principal")
+		q.SetUnknown(KeyUserID, Unknown{Why: "a role's unique id (aws:userid) is known only once deployed", Present: true})
 	}
-	if r.IsKey && p.Service == "" {
-		if r.Region != "" {
-			region = r.Region
-		}
-		ctx["kms:viaservice"] = []string{r.Via + "." + OrStar(region) + ".amazonaws.com"}
+	if known(r.Account) {
+		q.Ctx[KeyResourceAccount] = []string{r.Account}
+	} else {
+		q.SetUnknown(KeyResourceAccount, Unknown{Why: "the account of an environment-agnostic stack is known only once deployed (give the stack an env)", Present: true})
 	}
-	return Request{P: p, Action: action, R: r, Ctx: ctx}
+	q.setOrg(KeyResourceOrgID, c.ResourceOrg, r.Account, "resource")
+	if r.IsKey && p.Service == "" && r.Via != "" {
+		q.Ctx[KeyKMSViaService] = []string{r.Via + "." + OrStar(region) + ".amazonaws.com"}
+		q.Ctx[KeyViaAWSService] = []string{"true"}
+	}
+	return q
 }
 
 // OrStar is an account or region, "*" where it is unknown.
@@ -245,16 +323,35 @@ const (
 // identity policy decides), whatever the account.
 func Evaluate(q Request) Verdict {
 	if q.R.Conflict != "" {
-		return Verdict{Decision: Undecided, Because: q.R.Conflict}
+		return Verdict{Decision: Undecided, Because: q.R.Conflict, Cause: CauseConflict}
 	}
 	if q.P.Service == "" {
-		if v, limited := orgLimits(q, q.SCPs, "service control policy", false); limited {
-			return v
-		}
-		if svc, _, _ := strings.Cut(q.lowerAction(), ":"); rcpServices[svc] {
-			if v, limited := orgLimits(q, q.RCPs, "resource control policy", true); limited {
+		// An organisation's policy that denies decides; one that cannot be
+		// judged leaves the request undecided unless another policy denies
+		// it (an explicit Deny anywhere wins).
+		var org *Verdict
+		if v, limited := orgLimits(q, q.SCPs, FromSCP, false); limited {
+			if v.Decision != Undecided {
 				return v
 			}
+			org = &v
+		}
+		if svc, _, _ := strings.Cut(q.lowerAction(), ":"); rcpServices[svc] {
+			if v, limited := orgLimits(q, q.RCPs, FromRCP, true); limited {
+				if v.Decision != Undecided {
+					return v
+				}
+				if org == nil {
+					org = &v
+				}
+			}
+		}
+		if org != nil {
+			q.SCPs, q.RCPs = nil, nil
+			if v := Evaluate(q); v.Decision == Denied {
+				return v
+			}
+			return *org
 		}
 	}
 	// The first statement of each kind, named only when a reason needs it
@@ -269,7 +366,7 @@ func Evaluate(q Request) Verdict {
 	consider := func(stmts []Statement, resourcePolicy bool) (Verdict, bool) {
 		for i := range stmts {
 			s := &stmts[i]
-			m, direct := applies(s, &q, service, resourcePolicy)
+			m, direct, why := applies(s, &q, service, resourcePolicy)
 			var slot *stmtRef
 			switch {
 			case m == unknownMatch && s.Effect == "Deny":
@@ -278,7 +375,11 @@ func Evaluate(q Request) Verdict {
 				slot = &unknownAllowRef
 			case m != matches:
 			case s.Effect == "Deny":
-				return Verdict{Decision: Denied, Because: s.explicitDeny(i), DeniedByResource: resourcePolicy}, true
+				by := FromIdentity
+				if resourcePolicy {
+					by = FromResource
+				}
+				return Verdict{Decision: Denied, Because: s.explicitDeny(i), DeniedByResource: resourcePolicy, By: by, Explicit: true, Statement: s.describe(i)}, true
 			case s.Effect == "Allow" && !resourcePolicy:
 				slot = &idAllowRef
 			case s.Effect == "Allow" && direct:
@@ -287,7 +388,7 @@ func Evaluate(q Request) Verdict {
 				slot = &resAccountRef
 			}
 			if slot != nil && slot.s == nil {
-				*slot = stmtRef{s, i}
+				*slot = stmtRef{s, i, why}
 			}
 		}
 		return Verdict{}, false
@@ -332,19 +433,19 @@ func Evaluate(q Request) Verdict {
 	}
 	switch {
 	case allowed && unknownDeny != "":
-		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownDeny}
+		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownDeny, Statement: unknownDenyRef.s.describe(unknownDenyRef.i), Cause: CauseStatement}
 	case allowed:
 		return Verdict{Decision: Allowed, Because: because}
 	case unknownAllow != "":
-		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownAllow}
+		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownAllow, Statement: unknownAllowRef.s.describe(unknownAllowRef.i), Cause: CauseStatement}
 	case q.P.Service != "":
-		return Verdict{Decision: Denied, Because: "no statement of the resource policy allows the service"}
+		return Verdict{Decision: Denied, Because: "no statement of the resource policy allows the service", By: FromResource}
 	case q.R.IsKey && resDirect == "" && resAccount == "":
-		return Verdict{Decision: Denied, Because: "the key policy neither allows the principal nor delegates to its account"}
+		return Verdict{Decision: Denied, Because: "the key policy neither allows the principal nor delegates to its account", By: FromResource}
 	case !sameAccount && resDirect == "" && resAccount == "":
-		return Verdict{Decision: Denied, Because: "no statement of the resource policy allows a principal of another account"}
+		return Verdict{Decision: Denied, Because: "no statement of the resource policy allows a principal of another account", By: FromResource}
 	}
-	return Verdict{Decision: Denied, Because: "no identity-policy statement allows it"}
+	return Verdict{Decision: Denied, Because: "no identity-policy statement allows it", By: FromIdentity}
 }
 
 // limits says whether the boundary keeps q from being allowed: an explicit
@@ -356,9 +457,9 @@ func Evaluate(q Request) Verdict {
 // false pass.)
 func (b *Boundary) limits(q Request) (Verdict, bool) {
 	if b.Unknown != "" {
-		return Verdict{Decision: Undecided, Because: "cannot judge the permissions boundary: " + b.Unknown}, true
+		return Verdict{Decision: Undecided, Because: "cannot judge the permissions boundary: " + b.Unknown, By: FromBoundary, Cause: CauseBoundaryUnread}, true
 	}
-	return capLimits(q, b.Statements, "the permissions boundary", false)
+	return capLimits(q, b.Statements, "the permissions boundary", FromBoundary, false)
 }
 
 // identityOnly decides a request whose resource policy is not known: a
@@ -368,7 +469,7 @@ func (b *Boundary) limits(q Request) (Verdict, bool) {
 func identityOnly(q Request, sameAccount bool, idAllow, unknownDeny, unknownAllow string) Verdict {
 	const outside = "the resource policy is outside what was read"
 	if q.P.Service != "" {
-		return Verdict{Decision: Undecided, Because: outside}
+		return Verdict{Decision: Undecided, Because: outside, Cause: CausePolicyUnread}
 	}
 	// The boundary limits whatever the unread resource policy would grant
 	// (to the role's ARN), and the identity side across accounts.
@@ -379,28 +480,32 @@ func identityOnly(q Request, sameAccount bool, idAllow, unknownDeny, unknownAllo
 	}
 	switch {
 	case idAllow != "" && unknownDeny != "":
-		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownDeny}
+		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownDeny, Cause: CauseStatement}
 	case idAllow != "" && sameAccount && !q.R.IsKey:
 		return Verdict{Decision: Allowed, Because: idAllow}
 	case idAllow != "":
-		return Verdict{Decision: Undecided, Because: idAllow + "; " + outside}
+		return Verdict{Decision: Undecided, Because: idAllow + "; " + outside, Cause: CausePolicyUnread}
 	case unknownAllow != "":
-		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownAllow}
+		return Verdict{Decision: Undecided, Because: "cannot judge " + unknownAllow, Cause: CauseStatement}
 	case sameAccount && !q.R.IsKey:
-		return Verdict{Decision: Undecided, Because: "no identity-policy statement allows it; " + outside}
+		return Verdict{Decision: Undecided, Because: "no identity-policy statement allows it; " + outside, Cause: CausePolicyUnread}
 	}
-	return Verdict{Decision: Denied, Because: "no identity-policy statement allows it"}
+	return Verdict{Decision: Denied, Because: "no identity-policy statement allows it", By: FromIdentity}
 }
 
 // stmtRef is a statement and its place in its policy, named on demand.
 type stmtRef struct {
-	s *Statement
-	i int
+	s   *Statement
+	i   int
+	why string // why it could not be judged, for an unknownMatch
 }
 
 func (r stmtRef) name() string {
 	if r.s == nil {
 		return ""
+	}
+	if r.why != "" {
+		return r.s.describe(r.i) + ": " + r.why
 	}
 	return r.s.describe(r.i)
 }
@@ -439,32 +544,71 @@ func (s *Statement) describe(i int) string {
 // principal (in a resource policy) and every condition. direct says a
 // resource-policy statement names the principal itself (or everyone), not
 // only its account.
-func applies(s *Statement, q *Request, service string, resourcePolicy bool) (m match, direct bool) {
+func applies(s *Statement, q *Request, service string, resourcePolicy bool) (m match, direct bool, why string) {
 	if s.Action != nil && s.NotAction != nil || s.Resource != nil && s.NotResource != nil || s.Principal != nil && s.NotPrincipal != nil {
-		return unknownMatch, false // not a valid statement: IAM refuses the policy
+		return unknownMatch, false, "it is not a valid statement" // IAM refuses the policy
 	}
 	if !s.hasLowerAction(q.lowerAction()) {
-		return noMatch, false
+		return noMatch, false, ""
 	}
-	if (s.Resource != nil || s.NotResource != nil) && !s.Covers(q.R.Aliases) {
-		return noMatch, false
+	resourceWhy := ""
+	if s.Resource != nil || s.NotResource != nil {
+		switch c := s.coversFor(q); c {
+		case noMatch:
+			return noMatch, false, ""
+		case unknownMatch:
+			resourceWhy = "a policy variable of its resources is not known at synth"
+		}
 	}
 	switch {
 	case s.NotPrincipal != nil && !resourcePolicy:
-		return unknownMatch, false // not valid in an identity policy
+		return unknownMatch, false, "NotPrincipal is not valid in an identity policy"
 	case s.NotPrincipal != nil:
 		// Every principal but those listed.
 		if notPrincipalSpares(s, q.P, service) {
-			return noMatch, false
+			return noMatch, false, ""
 		}
 		direct = true
 	case resourcePolicy:
 		var ok bool
 		if ok, direct = principalMatches(s, q.P, service); !ok {
-			return noMatch, false
+			return noMatch, false, ""
 		}
 	}
-	return conditionsHold(s, q.Ctx), direct
+	m, why = conditionsHold(s, q)
+	if m == matches && resourceWhy != "" {
+		return unknownMatch, direct, resourceWhy
+	}
+	return m, direct, why
+}
+
+// coversFor says whether the statement's resources reach q's resource, its
+// policy variables resolved from q's context: a variable of a key the
+// request does not carry makes the statement apply to nothing (IAM), one
+// whose value is not known at synth leaves it unknownMatch.
+func (s *Statement) coversFor(q *Request) match {
+	v := s.values()
+	if !v.resourceVars {
+		if s.Covers(q.R.Aliases) {
+			return matches
+		}
+		return noMatch
+	}
+	resources, res := substituteVariables(v.resources, q)
+	switch res {
+	case varAbsent:
+		return noMatch
+	case varUnknown:
+		return unknownMatch
+	}
+	hit := false
+	for _, r := range resources {
+		hit = hit || CoversAny(r, q.R.Aliases)
+	}
+	if hit != (s.NotResource != nil) {
+		return matches
+	}
+	return noMatch
 }
 
 // principalMatches says whether a resource-policy statement names p: by "*"
@@ -555,23 +699,35 @@ func contains(list []string, s string) bool {
 }
 
 // conditionsHold evaluates a statement's condition block against the
-// request context. Negated operators hold for an absent key, IfExists
-// operators too; an operator the evaluator does not know, or a value it
-// cannot render, is unknownMatch unless another key already fails.
-func conditionsHold(s *Statement, ctx map[string][]string) match {
+// request context. A key the request does not carry holds a negated operator,
+// an IfExists operator and ForAllValues, and fails every other. A key whose
+// value the request carries but the check cannot know, an operator the
+// evaluator does not know, or a value it cannot render is unknownMatch
+// (why names it) unless another key already fails.
+func conditionsHold(s *Statement, q *Request) (match, string) {
 	// A condition block is a conjunction: one key that fails decides it,
 	// whatever the others; otherwise one the evaluator cannot judge leaves it
 	// unknown.
-	unknown := false
+	why := ""
+	unknown := func(reason string) {
+		if why == "" {
+			why = reason
+		}
+	}
 	for _, c := range s.values().conditions {
 		if c.unknown {
-			unknown = true
+			unknown("a value of its " + c.key + " condition is not known at synth")
 			continue
 		}
-		have, present := ctx[c.key]
+		have, state, u := q.lookup(c.key)
 		if c.op == "null" {
-			if len(c.values) != 1 || (c.values[0] == "true") == present {
-				return noMatch
+			switch {
+			case len(c.values) != 1:
+				return noMatch, ""
+			case state == keyUnknown && !u.Present:
+				unknown(u.Why)
+			case (c.values[0] == "true") == (state != keyAbsent):
+				return noMatch, ""
 			}
 			continue
 		}
@@ -591,22 +747,29 @@ func conditionsHold(s *Statement, ctx map[string][]string) match {
 			// crosses a colon.
 			eq = arnMatchAny
 		default:
-			unknown = true
+			unknown("the evaluator does not judge its " + c.op + " operator on " + c.key)
 			continue
 		}
-		if !present {
+		if state == keyUnknown {
+			unknown(u.Why)
+			continue
+		}
+		if state == keyAbsent {
 			if negated || c.ifExists || c.forAll {
 				continue // ForAllValues over no value holds
 			}
-			return noMatch
+			return noMatch, ""
 		}
 		values := c.values
 		if c.variables {
-			var ok bool
-			if values, ok = substituteVariables(c.values, ctx); !ok {
+			var res varResult
+			if values, res = substituteVariables(c.values, q); res == varAbsent {
 				// IAM: a variable it cannot resolve makes the statement
 				// invalid, so it applies to nothing.
-				return noMatch
+				return noMatch, ""
+			} else if res == varUnknown {
+				unknown("a policy variable of its " + c.key + " condition is not known at synth")
+				continue
 			}
 		}
 		matchesOne := func(h string) bool {
@@ -629,21 +792,31 @@ func conditionsHold(s *Statement, ctx map[string][]string) match {
 			}
 		}
 		if hit == negated {
-			return noMatch
+			return noMatch, ""
 		}
 	}
-	if unknown {
-		return unknownMatch
+	if why != "" {
+		return unknownMatch, why
 	}
-	return matches
+	return matches, ""
 }
 
-// substituteVariables renders the policy variables of a condition's values
-// (IAM policy elements: variables) from the request context: ${key} is the
-// key's single value, and ${*}, ${?} and ${$} are the literal characters. ok
-// is false when a variable names a key the request does not carry, or one
-// with several values: IAM cannot resolve it.
-func substituteVariables(values []string, ctx map[string][]string) (out []string, ok bool) {
+// varResult is what substituting a policy's variables came to.
+type varResult int
+
+const (
+	varResolved varResult = iota
+	varAbsent             // a variable names a key the request does not carry
+	varUnknown            // a variable names a key whose value the check cannot know
+)
+
+// substituteVariables renders the policy variables of values (IAM policy
+// elements: variables) from the request context: ${key} is the key's single
+// value, and ${*}, ${?} and ${$} are the literal characters. A variable naming
+// a key the request does not carry, or one with several values, cannot be
+// resolved (IAM then applies the statement to nothing); one whose value is
+// not known at synth leaves the statement undecided.
+func substituteVariables(values []string, q *Request) (out []string, res varResult) {
 	out = make([]string, 0, len(values))
 	for _, v := range values {
 		var b strings.Builder
@@ -663,9 +836,12 @@ func substituteVariables(values []string, ctx map[string][]string) (out []string
 			case "*", "?", "$":
 				b.WriteString(name)
 			default:
-				have := ctx[strings.ToLower(name)]
-				if len(have) != 1 {
-					return nil, false
+				have, state, _ := q.lookup(strings.ToLower(name))
+				switch {
+				case state == keyUnknown:
+					return nil, varUnknown
+				case state == keyAbsent || len(have) != 1:
+					return nil, varAbsent
 				}
 				b.WriteString(have[0])
 			}
@@ -673,5 +849,5 @@ func substituteVariables(values []string, ctx map[string][]string) (out []string
 		}
 		out = append(out, b.String())
 	}
-	return out, true
+	return out, varResolved
 }

@@ -44,12 +44,15 @@ type Statement struct {
 // rendered is a statement's values rendered in its scope, once: the
 // evaluator asks every statement for every cell of a matrix.
 type rendered struct {
-	resources  []string // Resource, or NotResource
-	awsPrin    []string // Principal's AWS values
-	conditions []condition
-	done       bool
-	denyReason string // the reason a Deny of it gives, at denyIndex
-	denyIndex  int
+	resources []string // Resource, or NotResource
+	// resourceVars: a resource holds a policy variable
+	// (arn:aws:kms:*:${aws:PrincipalAccount}:key/*), rendered from each request.
+	resourceVars bool
+	awsPrin      []string // Principal's AWS values
+	conditions   []condition
+	done         bool
+	denyReason   string // the reason a Deny of it gives, at denyIndex
+	denyIndex    int
 }
 
 // condition is one key of one operator of a Condition block, parsed.
@@ -114,9 +117,11 @@ func (s *Statement) values() *rendered {
 	if s.NotResource != nil {
 		src = s.NotResource
 	}
-	r.resources = nil
+	r.resources, r.resourceVars = nil, false
 	for _, v := range ListOf(src) {
-		r.resources = append(r.resources, s.Render(v))
+		w := s.Render(v)
+		r.resources = append(r.resources, w)
+		r.resourceVars = r.resourceVars || strings.Contains(w, "${")
 	}
 	pm, _ := s.Principal.(map[string]any)
 	r.awsPrin = nil

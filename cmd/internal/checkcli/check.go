@@ -96,6 +96,10 @@ func (c *Cmd) Run(stdout io.Writer, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	org, err := c.Organization()
+	if err != nil {
+		return err
+	}
 	var acks []erasurecheck.Acknowledgement
 	if c.Acknowledgements != "" {
 		b, err := bounded.ReadFile(c.Acknowledgements, 1<<20)
@@ -107,7 +111,7 @@ func (c *Cmd) Run(stdout io.Writer, asJSON bool) error {
 		}
 	}
 	res, err := erasurecheck.CheckPaths(c.Paths, erasurecheck.Config{TopicArns: c.TopicArn, TopicKeyArns: c.TopicKeyArn, Access: c.Access, Parameters: c.Parameter,
-		SCPs: scps, RCPs: rcps, Units: units, Boundaries: boundaries, Acknowledgements: acks})
+		SCPs: scps, RCPs: rcps, Units: units, OrganizationID: org, Boundaries: boundaries, Acknowledgements: acks})
 	if err != nil {
 		return Fail(ExitUsage, "%v", err)
 	}
@@ -404,6 +408,16 @@ type OrgPolicyFlags struct {
 	SCP []string `name:"scp" placeholder:"TARGET=FILE" help:"A service control policy attached to an account, an organisational unit (ou-…) or a root (r-…); repeatable. Every level on an account's path must allow."`
 	RCP []string `name:"rcp" placeholder:"TARGET=FILE" help:"A resource control policy attached to an account, unit or root (repeatable, levels as --scp)."`
 	OU  []string `name:"ou" placeholder:"ACCOUNT=ROOT/OU/..." help:"Where an account sits: its root, then each unit down to its own (repeatable; needed for every account of the app once a unit or root has policies)."`
+	// OrganizationID is the organisation the app's accounts are in.
+	OrganizationID string `name:"organization-id" placeholder:"o-..." help:"The AWS organisation every account of the app is in (o-…): judged as aws:PrincipalOrgID, aws:ResourceOrgID and aws:SourceOrgID, so that data perimeters are decided. Without it a condition on them leaves the call undecided (EC326, which may be acknowledged)."`
+}
+
+// Organization is the --organization-id given, checked.
+func (f OrgPolicyFlags) Organization() (string, error) {
+	if f.OrganizationID != "" && !erasurecheck.IsOrganizationID(f.OrganizationID) {
+		return "", Fail(ExitUsage, "--organization-id takes an organisation's id: o- and 10 to 32 lower-case letters or digits")
+	}
+	return f.OrganizationID, nil
 }
 
 // maxOrgPolicyBytes bounds a policy file (SCPs and RCPs are at most 5,120

@@ -46,6 +46,39 @@ export interface ErasureCheckProps {
    * @default - none
    */
   readonly boundaries?: { [arn: string]: string };
+  /**
+   * The AWS organisation every account of the app is in (`o-…`), as
+   * `erasure-check --organization-id` takes it: each call the check judges
+   * carries it as `aws:PrincipalOrgID`, `aws:ResourceOrgID` and
+   * `aws:SourceOrgID`, so that a landing zone's data perimeter is decided.
+   * Without it a condition on those keys leaves the call undecided (EC326,
+   * which may be acknowledged with a reason).
+   * @default - the organisation is not known
+   */
+  readonly organizationId?: string;
+  /**
+   * The organisation's service control policies, by what they are attached
+   * to (a 12-digit account id, an organisational unit `ou-…` or a root
+   * `r-…`): the paths of their policy documents (JSON), as
+   * `erasure-check --scp TARGET=FILE` takes them. Every level on an
+   * account's path must allow what its principals do.
+   * @default - no SCP is judged
+   */
+  readonly serviceControlPolicies?: { [target: string]: string[] };
+  /**
+   * The organisation's resource control policies, as `serviceControlPolicies`
+   * (`erasure-check --rcp TARGET=FILE`).
+   * @default - no RCP is judged
+   */
+  readonly resourceControlPolicies?: { [target: string]: string[] };
+  /**
+   * Where each account sits in the organisation: its root, then each unit
+   * down to its own (`r-abcd/ou-abcd-11111111`), as `erasure-check --ou
+   * ACCOUNT=PATH` takes it; needed for every account of the app once a unit
+   * or root has policies.
+   * @default - none
+   */
+  readonly organizationalUnits?: { [account: string]: string };
 }
 
 /** A rule of the check, as `erasure-check --list-rules --format json` prints it. */
@@ -139,6 +172,19 @@ export class ErasureCheck implements IPolicyValidationPlugin {
     for (const [arn, file] of Object.entries(props.boundaries ?? {})) {
       if (typeof file !== 'string') throw new TypeError(`ErasureCheck.boundaries.${arn} must be the path of a policy document`);
       args.push('--boundary', `${arn}=${file}`);
+    }
+    if (props.organizationId !== undefined) {
+      if (typeof props.organizationId !== 'string') throw new TypeError('ErasureCheck.organizationId must be a string');
+      args.push('--organization-id', props.organizationId);
+    }
+    for (const [flag, name, byTarget] of [['--scp', 'serviceControlPolicies', props.serviceControlPolicies], ['--rcp', 'resourceControlPolicies', props.resourceControlPolicies]] as const) {
+      for (const [target, files] of Object.entries(byTarget ?? {})) {
+        for (const file of list(`${name}.${target}`, files)) args.push(flag, `${target}=${file}`);
+      }
+    }
+    for (const [account, path] of Object.entries(props.organizationalUnits ?? {})) {
+      if (typeof path !== 'string') throw new TypeError(`ErasureCheck.organizationalUnits.${account} must be a path ROOT/OU/...`);
+      args.push('--ou', `${account}=${path}`);
     }
     for (const [k, v] of Object.entries(props.parameters ?? {})) {
       if (typeof v !== 'string') throw new TypeError(`ErasureCheck.parameters.${k} must be a string`);
