@@ -54,20 +54,20 @@ type Output struct {
 
 // Template is one stack's template.
 type Template struct {
-	Stack      string // the stack's name; parent/NestedStackId for a nested stack
-	Path       string // the template file
-	Account    string // from the cloud assembly's manifest, "" if unknown
-	Region     string
+	Stack   string // the stack's name; parent/NestedStackId for a nested stack
+	Path    string // the template file
+	Account string // from the cloud assembly's manifest, "" if unknown
+	Region  string
 	// ExecutionRole is the role CloudFormation deploys the stack with, as
 	// the cloud assembly's manifest names it (the synthesizer's
 	// cloudFormationExecutionRole; ${AWS::Partition} and the like as
 	// written), "" when it names none.
 	ExecutionRole string
-	Resources  map[string]Resource
-	Outputs    map[string]Output
-	Parameters map[string]any
-	Conditions map[string]any
-	Mappings   map[string]any
+	Resources     map[string]Resource
+	Outputs       map[string]Output
+	Parameters    map[string]any
+	Conditions    map[string]any
+	Mappings      map[string]any
 	// Transforms are the macros the template declares (Transform):
 	// CloudFormation runs them at deploy, before any value resolves.
 	Transforms []string
