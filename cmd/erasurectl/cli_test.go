@@ -333,7 +333,7 @@ func TestCheckTypeScriptApp(t *testing.T) {
 	want := []string{
 		"ErasureSubscriber[invoices].rawMessageDelivery: Invalid:",
 		"ErasureSubscriber[tickets].responseQueue: Missing: the role of function Handler886CB40B may not sqs:SendMessage",
-		"ErasureSubscriber[tickets].responseQueue: Missing: the role of function Handler886CB40B may not use the response queue's key",
+		"ErasureSubscriber[tickets].responseQueue: Missing: the role of function Handler886CB40B may not kms:GenerateDataKey on the response queue's key",
 		"ErasureSubscriber[tickets].visibilityTimeout: NotDerived: 120 s",
 	}
 	got := linesWith(r.stdout, "ErasureSubscriber[")

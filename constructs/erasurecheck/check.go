@@ -394,6 +394,9 @@ type storeCheck struct {
 	// eventSources counts the event sources on the queue, those whose
 	// function is not of the app included.
 	eventSources int
+	// boundaryUnread: a call of the handler's path was left undecided by a
+	// permissions boundary the check cannot read (reportUnreadBoundary).
+	boundaryUnread bool
 }
 
 // reader is a function with an event source on a store's queue.

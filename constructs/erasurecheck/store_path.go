@@ -38,10 +38,7 @@ func (a *assembly) judgeCall(sc *storeCheck, fnID string, roleT *template, roleI
 			f.fix("%s", fixFor(v, act, c.on))
 			return false
 		case v.Decision == Undecided && v.Cause == iameval.CauseBoundaryUnread && role.Boundary != nil:
-			// About the role's boundary, so that it is the role (or a
-			// construct above it) a team acknowledges it on.
-			f.in(roleT, roleID)
-			f.add(ruleUnreadableBoundary, roleID, c.at, props("PermissionsBoundary"), "the role of function %s has a permissions boundary the check cannot read (%s), so whether it may %s on %s is not known; pass its document (--boundary), declare it in this app, or acknowledge EC323 on the role with a reason", fnID, role.Boundary.Unknown, act, c.on)
+			sc.boundaryUnread = true // one EC323 for the role (reportUnreadBoundary)
 			return false
 		case v.Decision == Undecided && v.Cause == iameval.CauseStatement:
 			f.add(ruleCallUndecided, fnID, c.at, props("Role"), "whether the role of function %s may %s on %s is not known at synth (%s); give the check what decides it (--organization-id, --boundary, --scp, --rcp) or acknowledge EC326 with the key, the statement and why the call is allowed", fnID, act, c.on, v.Because)
@@ -136,4 +133,18 @@ func movedPath(t *template, id, want string) (string, bool) {
 	}
 	s, literal := p.(string)
 	return s, literal && s != want
+}
+
+// reportUnreadBoundary adds EC323 once for the handler's role when a call of
+// the store's path was left undecided by a permissions boundary the check
+// cannot read: about the role's boundary, so that it is the role (or a
+// construct above it) a team acknowledges it on.
+func (a *assembly) reportUnreadBoundary(sc *storeCheck, fnID string, roleT *template, roleID string, role *principal) {
+	if !sc.boundaryUnread || role.Boundary == nil {
+		return
+	}
+	sc.boundaryUnread = false
+	f := &sc.f
+	f.in(roleT, roleID)
+	f.add(ruleUnreadableBoundary, roleID, sc.store.Path.Child("responseQueue"), props("PermissionsBoundary"), "the role of function %s has a permissions boundary the check cannot read (%s), so whether it may read its queue, send pass two and answer is not known; pass its document (--boundary), declare it in this app, or acknowledge EC323 on the role with a reason", fnID, role.Boundary.Unknown)
 }

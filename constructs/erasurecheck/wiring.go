@@ -107,6 +107,7 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 		return // an imported role: its policies are not in this assembly (README: known limits)
 	}
 	role := a.rolePrincipal(t, fn.Properties["Role"])
+	defer a.reportUnreadBoundary(sc, fnID, roleT, roleID, role)
 	a.checkOwnQueueCalls(sc, fnID, roleT, roleID, role, env)
 	urlValue, ok := env[contract.EnvResponseQueueURL]
 	if !ok {
@@ -160,9 +161,9 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 		// The channel admits the handler path of its roster's accounts; the
 		// store's own name is what the ledger and the response reader judge.
 		f.add(ruleStoreOnRoster, fnID, s.Path.Child("roster"), props("Environment", "Variables", contract.EnvSubscriber), "store %s is not on the channel's roster: the response reader refuses every answer it sends (%s) and no round waits for it; add the store to ErasureChannelProps.Stores", s.Spec.Name, contract.CodeSenderNotOnRoster)
-	} else if !a.judgeCall(sc, fnID, roleT, roleID, role, storeCall{rule: ruleHandlerAnswers, actions: []string{"sqs:SendMessage"}, target: rq,
-		on: "the response queue", breaks: "every answer fails and the store's requests dead-letter", at: s.Path.Child("responseQueue")}) {
-		return
+	} else {
+		a.judgeCall(sc, fnID, roleT, roleID, role, storeCall{rule: ruleHandlerAnswers, actions: []string{"sqs:SendMessage"}, target: rq,
+			on: "the response queue", breaks: "every answer fails and the store's requests dead-letter", at: s.Path.Child("responseQueue")})
 	}
 	if rkey == nil {
 		return
