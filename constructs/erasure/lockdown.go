@@ -130,8 +130,27 @@ func suppressRules(rules []plan.NagRule, scopes ...constructs.IConstruct) {
 			nag[i].AppliesTo = &applies
 		}
 	}
+	// cdk-nag 3 reads acknowledgements through CDK's validation API, not the
+	// template metadata: the same reasons, a finding of AppliesTo as cdk-nag
+	// 3 names it, rule[finding] (handover/apply.js writes the same).
+	var acks []*awscdk.Acknowledgment
+	for _, r := range rules {
+		ids := []string{r.ID}
+		if r.AppliesTo != nil {
+			ids = ids[:0]
+			for _, a := range r.AppliesTo {
+				ids = append(ids, r.ID+"["+a+"]")
+			}
+		}
+		for _, id := range ids {
+			acks = append(acks, &awscdk.Acknowledgment{Id: jsii.String(id), Reason: jsii.String(r.Reason)})
+		}
+	}
 	for _, s := range scopes {
 		cdknag.NagSuppressions_AddResourceSuppressions(s, &nag, jsii.Bool(true))
+		if len(acks) > 0 {
+			awscdk.Validations_Of(s).Acknowledge(acks...)
+		}
 	}
 }
 

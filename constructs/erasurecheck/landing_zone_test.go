@@ -307,3 +307,16 @@ func checkLandingZone(t *testing.T, tc lzCase) *Result {
 	}
 	return res
 }
+
+// TestDerivedFixIsComputed: EC202's fix is the visibility timeout the
+// finding's own handler timeout asks for, not the caps' example.
+func TestDerivedFixIsComputed(t *testing.T) {
+	body := applyEdits(t, cleanStore(t), []edit{{timeoutLine, "      Timeout: 30\n"}, {requestsQ, "      VisibilityTimeout: 300\n"}})
+	got := ruleFindings(t, body, Config{TopicArns: []string{benchTopic}}, "EC202")
+	if len(got) != 1 {
+		t.Fatalf("%d EC202 findings, want 1", len(got))
+	}
+	if fix := ViolationOf(got[0]).Fix; !strings.Contains(fix, "180 s") || !strings.Contains(fix, "30 s") || strings.Contains(fix, "360") {
+		t.Errorf("EC202's fix %q, want 180 s for 30 s", fix)
+	}
+}

@@ -89,20 +89,22 @@ var timingFamily = storeFamily{name: "timing", rules: []*Rule{ruleHandlerTimeout
 			case "maxReceiveCount", "retentionPeriod", "queueDelay":
 				continue // the queue's own settings: reported once, with the first reader
 			}
-			addTiming(f, p, s.QueueID, r.fnID, r.esmID)
+			addTiming(f, p, other, c, s.QueueID, r.fnID, r.esmID)
 		}
 	}
 	for _, p := range s.Spec.Settings.Check(c, s.Path) {
 		if s.DeadLetterID == "" && p.Path.Field() == "maxReceiveCount" {
 			continue // reported once, as the missing dead-letter queue
 		}
-		addTiming(f, p, s.QueueID, s.FunctionID, sc.firstESM)
+		addTiming(f, p, s.Spec.Settings, c, s.QueueID, s.FunctionID, sc.firstESM)
 	}
 }}
 
 // addTiming reports a problem of timing.Store.Check under its rule, on the
-// resource and property its field is written at.
-func addTiming(f *findings, p timing.Problem, queueID, fnID, esmID string) {
+// resource and property its field is written at, with the fix the settings
+// ask for where a value is derived (the visibility timeout of this handler's
+// timeout, the channel's retention).
+func addTiming(f *findings, p timing.Problem, set timing.Store, c contract.Constants, queueID, fnID, esmID string) {
 	field := p.Path.Field()
 	r := timingRules[field]
 	if p.Type == timing.BreaksTiming {
@@ -130,4 +132,10 @@ func addTiming(f *findings, p timing.Problem, queueID, fnID, esmID string) {
 		prop = props("DelaySeconds")
 	}
 	f.addProblem(r, id, prop, p)
+	switch {
+	case field == "visibilityTimeout" && p.Type == timing.NotDerived:
+		f.fix("Set the queue's VisibilityTimeout to %d s: %d x the function's Timeout of %d s.", timing.VisibilityFor(c, set.HandlerTimeoutSeconds), c.VisibilityTimeoutMultiplier, set.HandlerTimeoutSeconds)
+	case field == "retentionPeriod" && p.Type == timing.NotDerived:
+		f.fix("Set the queue's MessageRetentionPeriod to %d s, the channel retention.", c.QueueRetentionSeconds)
+	}
 }

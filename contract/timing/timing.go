@@ -48,13 +48,19 @@ type Store struct {
 	QueueDelaySeconds int
 }
 
+// VisibilityFor is the visibility timeout a queue needs for a handler of
+// handlerSeconds: the channel's multiplier times it.
+func VisibilityFor(c contract.Constants, handlerSeconds int) int {
+	return c.VisibilityTimeoutMultiplier * handlerSeconds
+}
+
 // Defaults are the caps' safe settings: what a store that sets nothing gets.
 // The batch size is 1, so one invocation carries one destructive request and
 // its batch timeout always fits inside the handler timeout.
 func Defaults(c contract.Constants) Store {
 	return Store{
 		HandlerTimeoutSeconds:    c.HandlerTimeoutCapSeconds,
-		VisibilityTimeoutSeconds: c.VisibilityTimeoutMultiplier * c.HandlerTimeoutCapSeconds,
+		VisibilityTimeoutSeconds: VisibilityFor(c, c.HandlerTimeoutCapSeconds),
 		MaxReceiveCount:          c.MaxReceiveCount,
 		PassTwoDelaySeconds:      c.PassTwoDelayCapSeconds,
 		BatchTimeoutSeconds:      c.BatchTimeoutCapSeconds,

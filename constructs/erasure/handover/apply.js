@@ -390,9 +390,10 @@ function optionsOf(held, name) {
 }
 
 /**
- * cdk-nag's suppressions in cdk-nag's CloudFormation format, as its
+ * cdk-nag's suppressions in cdk-nag 2's CloudFormation format, as its
  * NagSuppressions.addResourceSuppressions(scope, rules, true) writes them
- * (TestSuppressionsAreCdkNags holds the two to the same bytes), without
+ * (TestSuppressionsAreCdkNags holds the two to the same bytes), and as
+ * cdk-nag 3 reads them (CDK's Validations acknowledgements), without
  * loading cdk-nag, which a synth without its checks never needs; none when
  * the app's context turns cdk-nag off.
  * @param {Held} held @param {Suppression} s
@@ -417,8 +418,14 @@ function suppress(held, s) {
     }
     return JSON.stringify(entry);
   });
-  const { CfnResource } = cdk();
+  const { CfnResource, Validations } = cdk();
+  // cdk-nag 3 reads acknowledgements through CDK's validation API, not the
+  // template metadata: the same reasons, once on each scope (they cover its
+  // subtree), a finding of appliesTo as cdk-nag 3 names it, rule[finding].
+  /** @type {import('aws-cdk-lib').Acknowledgment[]} */
+  const acks = rules.flatMap((r) => (r.appliesTo === undefined ? [r.id] : r.appliesTo.map((f) => `${r.id}[${String(f)}]`)).map((id) => ({ id, reason: r.reason })));
   for (const c of scopes) {
+    if (acks.length > 0) Validations.of(c).acknowledge(...acks);
     for (const child of c.node.findAll()) {
       const res = child.node.defaultChild ?? child;
       if (!(res instanceof CfnResource)) continue;
