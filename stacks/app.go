@@ -33,7 +33,7 @@ type AppConfig struct {
 	// timeout and retries are derived from it.
 	HandlerTimeout int
 	Examples       bool // erasure:examples, the two example stores (default true)
-	Nag            bool // erasure:nag, the cdk-nag AwsSolutions, Serverless and NIST 800-53 rev 5 checks (default true)
+	Nag            bool // erasure:nag, the cdk-nag AwsSolutions, Serverless, NIST 800-53 rev 5, HIPAA Security and PCI DSS 3.2.1 checks (default true)
 	Check          bool // erasure:check, the app-wide check over the templates (default true)
 	// Ledger is erasure:ledger, the account service's ErasureLedger stack
 	// beside the channel (default true, with the examples).
@@ -196,6 +196,8 @@ func BuildApp(app awscdk.App, cfg AppConfig) *App {
 			cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}),
 			cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}),
 			cdknag.NewNIST80053R5Checks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}),
+			cdknag.NewHIPAASecurityChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}),
+			cdknag.NewPCIDSS321Checks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}),
 		} {
 			awscdk.Aspects_Of(app).Add(pack, nil)
 		}

@@ -2,6 +2,7 @@ package test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -243,6 +244,9 @@ func TestOutsideInEveryLanguage(t *testing.T) {
 			}
 
 			o.landingZone(t)
+			if lang.name == "typescript" || lang.name == "python" {
+				o.landingZoneCorpus(t)
+			}
 			for _, mode := range []string{"hatches", "aspects", "landing-zone"} {
 				text, ok := o.synth(t, filepath.Join(o.dir, "out-"+mode), "BREAK="+mode)
 				var got []string
@@ -293,6 +297,62 @@ func (o *outside) landingZone(t *testing.T) {
 	}
 	if text, ok := o.synth(t, filepath.Join(o.dir, "out-ack-cap"), "BREAK=landing-zone", "ACK=EC202"); ok || !strings.Contains(text, "the rule may not be acknowledged") {
 		t.Errorf("an acknowledgement of a cap: want the synth refused, saying the rule may not be acknowledged; passed %v:\n%s", ok, tail([]byte(text)))
+	}
+}
+
+// ruleLine is any violation of the check as CDK's report prints it, by its
+// rule id: FATAL for a failing one.
+var ruleLine = regexp.MustCompile(`(?m)^FATAL (EC\d{3}) [^\n]*\(erasure-channel\)$`)
+
+// landingZoneCorpus synthesizes one store under each shape of the
+// landing-zone corpus (testdata/landing-zone.json, the expectations decided
+// from IAM's evaluation logic): a shape that breaks the store fails the
+// synth with exactly its rules; one that only hardens it passes; one whose
+// answer depends on what no template tells fails on EC326 alone, which the
+// team may acknowledge.
+func (o *outside) landingZoneCorpus(t *testing.T) {
+	t.Helper()
+	spec := filepath.Join(o.root, "test", "testdata", "landing-zone.json")
+	var corpus struct {
+		Cases []struct {
+			Name      string          `json:"name"`
+			Boundary  json.RawMessage `json:"boundary"`
+			OrgID     string          `json:"organizationId"`
+			Fail      []string        `json:"fail"`
+			Undecided bool            `json:"undecided"`
+		} `json:"cases"`
+	}
+	b, err := os.ReadFile(spec)
+	if err != nil || json.Unmarshal(b, &corpus) != nil {
+		t.Fatalf("the landing-zone corpus: %v", err)
+	}
+	for _, c := range corpus.Cases {
+		env := []string{"LZ_SPEC=" + spec, "LZ_CASE=" + c.Name}
+		if len(c.Boundary) > 0 {
+			doc := filepath.Join(o.dir, "lz-"+c.Name+".json")
+			if err := os.WriteFile(doc, c.Boundary, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env = append(env, "BOUNDARY_FILE="+doc)
+		}
+		if c.OrgID != "" {
+			env = append(env, "ORGANIZATION_ID="+c.OrgID)
+		}
+		text, ok := o.synth(t, filepath.Join(o.dir, "out-lz-"+c.Name), env...)
+		var got []string
+		for _, m := range ruleLine.FindAllStringSubmatch(text, -1) {
+			got = append(got, m[1])
+		}
+		slices.Sort(got)
+		got = slices.Compact(got)
+		want := slices.Clone(c.Fail)
+		if c.Undecided {
+			want = append(want, "EC326")
+		}
+		slices.Sort(want)
+		if ok != (len(want) == 0) || !slices.Equal(got, want) {
+			t.Errorf("landing zone %s: passed %v with rules %v, want %v:\n%s", c.Name, ok, got, want, tail([]byte(text)))
+		}
 	}
 }
 

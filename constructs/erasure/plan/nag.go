@@ -1,6 +1,9 @@
 package plan
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // NagContextKey is the context key of an app that says whether it runs
 // cdk-nag. When the app's context sets it to false (JSON false, 0, or a
@@ -12,7 +15,8 @@ const NagContextKey = "erasure:nag"
 
 // The cdk-nag findings the constructs suppress, each with the reason it does
 // not apply to the erasure channel. Every other rule of the AwsSolutions,
-// Serverless and NIST 800-53 rev 5 packs is met at its cause.
+// Serverless, NIST 800-53 rev 5, HIPAA Security and PCI DSS 3.2.1 packs is
+// met at its cause.
 const (
 	ReasonAlarmAction       = "Where an alarm pages (on-call tool, chat, ticket) is the operator's choice; wire it with Alarm.AddAlarmAction. The construct cannot pick a destination."
 	ReasonDLQRedrive        = "This is the dead-letter queue: a queue behind it would move failed erasure requests further from the operator; the DLQ is alarmed instead."
@@ -44,6 +48,7 @@ const (
 // not change between two synths of one app (CloudFormation would see a
 // change set in every deploy).
 func NewSuppression(reasons map[string]string, scopes ...Name) Suppression {
+	reasons = withTwins(reasons)
 	ids := make([]string, 0, len(reasons))
 	for id := range reasons {
 		ids = append(ids, id)
@@ -60,7 +65,68 @@ func NewSuppression(reasons map[string]string, scopes ...Name) Suppression {
 // scopes and their children for the findings appliesTo names only
 // (cdk-nag's NagPackSuppression.appliesTo).
 func SuppressionApplying(id, reason string, appliesTo []string, scopes ...Name) Suppression {
-	return Suppression{Scopes: scopes, Rules: []NagRule{{ID: id, Reason: reason, AppliesTo: appliesTo}}, UnlessContextOff: NagContextKey}
+	s := Suppression{Scopes: scopes, UnlessContextOff: NagContextKey}
+	for _, twin := range twinsOf(id) {
+		s.Rules = append(s.Rules, NagRule{ID: twin, Reason: reason, AppliesTo: appliesTo})
+	}
+	return s
+}
+
+// The HIPAA Security and PCI DSS 3.2.1 packs hold most of the NIST 800-53
+// rev 5 pack's rules under the same names (cdk-nag 2.38.2's packs;
+// TestNagTwinsAreCdkNags reads them): a finding suppressed for one is
+// suppressed, for the same reason, for each pack that has the rule.
+const (
+	nistPrefix  = "NIST.800.53.R5-"
+	hipaaPrefix = "HIPAA.Security-"
+	pciPrefix   = "PCI.DSS.321-"
+)
+
+// nistNotInHIPAA and nistNotInPCI are the NIST 800-53 rev 5 rules the other
+// packs do not have.
+var (
+	nistNotInHIPAA = setOf("ALBWAFEnabled", "APIGWAssociatedWithWAF", "KMSBackingKeyRotationEnabled")
+	nistNotInPCI   = setOf("CloudWatchAlarmAction", "DynamoDBAutoScalingEnabled", "DynamoDBInBackupPlan", "DynamoDBPITREnabled", "EC2EBSInBackupPlan",
+		"EC2EBSOptimizedInstance", "EC2IMDSv2Enabled", "EFSInBackupPlan", "ELBCrossZoneLoadBalancingEnabled", "ELBDeletionProtectionEnabled",
+		"ElastiCacheRedisClusterAutomaticBackup", "ElasticBeanstalkEnhancedHealthReportingEnabled", "ElasticBeanstalkManagedUpdatesEnabled",
+		"LambdaConcurrency", "LambdaDLQ", "RDSEnhancedMonitoringEnabled", "RDSInBackupPlan", "RDSInstanceBackupEnabled",
+		"RDSInstanceDeletionProtectionEnabled", "RDSMultiAZSupport", "RedshiftBackupEnabled", "SecretsManagerRotationEnabled")
+)
+
+func setOf(names ...string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
+}
+
+// twinsOf is id and, for a NIST 800-53 rev 5 rule, the same rule of each
+// pack that has it.
+func twinsOf(id string) []string {
+	rule, ok := strings.CutPrefix(id, nistPrefix)
+	if !ok {
+		return []string{id}
+	}
+	out := []string{id}
+	if !nistNotInHIPAA[rule] {
+		out = append(out, hipaaPrefix+rule)
+	}
+	if !nistNotInPCI[rule] {
+		out = append(out, pciPrefix+rule)
+	}
+	return out
+}
+
+// withTwins is reasons with each NIST 800-53 rev 5 rule's twins (twinsOf).
+func withTwins(reasons map[string]string) map[string]string {
+	out := make(map[string]string, len(reasons)*2)
+	for id, reason := range reasons {
+		for _, twin := range twinsOf(id) {
+			out[twin] = reason
+		}
+	}
+	return out
 }
 
 // AlarmActionsSuppression suppresses cdk-nag's finding that alarms have no

@@ -10,7 +10,11 @@ folder). The channel is another app's, imported by ARN. It builds:
                      the app on every role (ACK=rule acknowledges it,
                      BOUNDARY_FILE gives ErasureCheck its document);
   SPEC=file          the stores of a refusal spec (CONSTANTS names the
-                     channel constants file), as the Go test builds them.
+                     channel constants file), as the Go test builds them;
+  LZ_CASE=name       one store under a shape of the landing-zone corpus
+                     (LZ_SPEC, test/testdata/landing-zone.json): boundaries,
+                     role paths, a data perimeter, the synthesizer's
+                     execution role; ORGANIZATION_ID goes to ErasureCheck.
 HANDLER_ASSET is the directory of the handler's code."""
 import json
 import os
@@ -37,15 +41,50 @@ def handler_props(**extra):
 app = cdk.App()
 LANDING_ZONE_BOUNDARY = "arn:aws:iam::222222222222:policy/landing-zone"
 BOUNDARY_FILE = os.environ.get("BOUNDARY_FILE")
-cdk.Validations.of(app).add_plugins(ErasureCheck(topic_arns=[TOPIC_ARN], boundaries={LANDING_ZONE_BOUNDARY: BOUNDARY_FILE} if BOUNDARY_FILE else None))
+cdk.Validations.of(app).add_plugins(ErasureCheck(topic_arns=[TOPIC_ARN], boundaries={LANDING_ZONE_BOUNDARY: BOUNDARY_FILE} if BOUNDARY_FILE else None,
+                                                 organization_id=os.environ.get("ORGANIZATION_ID") or None))
 
 
-def store(name):
-    stack = cdk.Stack(app, "Store" + name[-3:], env=ENV)
+def store(name, synthesizer=None, **extra):
+    stack = cdk.Stack(app, "Store" + name[-3:], env=ENV, synthesizer=synthesizer)
     return ErasureSubscriber(stack, "ErasureSubscriber", name=name,
                              topic=sns.Topic.from_topic_arn(stack, "ErasureTopic", TOPIC_ARN),
                              response_queue=sqs.Queue.from_queue_attributes(stack, "ErasureResponses", queue_arn=RESPONSE_QUEUE_ARN, key_arn=RESPONSE_KEY_ARN),
-                             handler_props=handler_props())
+                             handler_props=handler_props(), **extra)
+
+
+@jsii.implements(cdk.IAspect)
+class LandingZoneCase:
+    """A shape of the landing-zone corpus, applied as a landing zone applies it: over every role, key and queue."""
+
+    def __init__(self, case):
+        self.case = case
+
+    def perimeter(self, actions, resource):
+        return iam.PolicyStatement(sid="DataPerimeter", effect=iam.Effect.DENY, principals=[iam.AnyPrincipal()], actions=[actions], resources=[resource],
+                                   conditions={"StringNotEqualsIfExists": {"aws:PrincipalOrgID": self.case["perimeter"]},
+                                               "BoolIfExists": {"aws:PrincipalIsAWSService": "false"}})
+
+    def visit(self, node: IConstruct) -> None:
+        c = self.case
+        if isinstance(node, iam.CfnRole):
+            if c.get("boundary"):
+                node.permissions_boundary = LANDING_ZONE_BOUNDARY
+            if c.get("lookupBoundary") and isinstance(node.role_name, str) and node.role_name.startswith("erasure-roleid-"):
+                node.permissions_boundary = c["lookupBoundary"]
+            if c.get("rolePath"):
+                node.path = c["rolePath"]
+        if c.get("perimeter") and isinstance(node, kms.Key):
+            node.add_to_resource_policy(self.perimeter("kms:*", "*"))
+        if c.get("perimeter") and isinstance(node, sqs.Queue):
+            node.add_to_resource_policy(self.perimeter("sqs:*", node.queue_arn))
+
+
+def landing_zone(case):
+    synthesizer = cdk.DefaultStackSynthesizer(cloud_formation_execution_role=case["execRole"]) if case.get("execRole") else None
+    extra = {"administrators": case["administrators"]} if case.get("administrators") else {}
+    store("store-001", synthesizer, **extra)
+    cdk.Aspects.of(app).add(LandingZoneCase(case))
 
 
 def l1(scope, resource_type):
@@ -174,6 +213,9 @@ elif mode == "landing-zone":
     cdk.Aspects.of(app).add(LandingZoneBoundary())
     if os.environ.get("ACK"):
         ErasureCheck.acknowledge(s, os.environ["ACK"], "the landing zone's boundary allows every action the handler needs")
+elif os.environ.get("LZ_CASE"):
+    with open(os.environ["LZ_SPEC"]) as f:
+        landing_zone(next(c for c in json.load(f)["cases"] if c["name"] == os.environ["LZ_CASE"]))
 elif os.environ.get("SPEC"):
     spec(os.environ["SPEC"], os.environ["CONSTANTS"])
 else:

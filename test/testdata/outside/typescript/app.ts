@@ -12,6 +12,10 @@
 //                      permissions boundary defined outside the app on every
 //                      role; ACK=rule acknowledges that rule on the store,
 //                      BOUNDARY_FILE gives ErasureCheck the boundary's document.
+//   LZ_CASE=name       one store under a shape of the landing-zone corpus
+//                      (LZ_SPEC, test/testdata/landing-zone.json): boundaries,
+//                      role paths, a data perimeter, the synthesizer's
+//                      execution role; ORGANIZATION_ID goes to ErasureCheck.
 // HANDLER_ASSET is the directory of the handler's code.
 import * as cdk from "aws-cdk-lib";
 import * as iam from "aws-cdk-lib/aws-iam";
@@ -37,16 +41,38 @@ const handlerProps = (): lambda.FunctionProps => ({ runtime: lambda.Runtime.PROV
 const app = new cdk.App();
 const landingZoneBoundary = "arn:aws:iam::222222222222:policy/landing-zone";
 const boundaryFile = process.env.BOUNDARY_FILE;
-cdk.Validations.of(app).addPlugins(new ErasureCheck({ topicArns: [channel.topicArn], ...(boundaryFile ? { boundaries: { [landingZoneBoundary]: boundaryFile } } : {}) }));
+cdk.Validations.of(app).addPlugins(new ErasureCheck({ topicArns: [channel.topicArn], ...(boundaryFile ? { boundaries: { [landingZoneBoundary]: boundaryFile } } : {}),
+  ...(process.env.ORGANIZATION_ID ? { organizationId: process.env.ORGANIZATION_ID } : {}) }));
 
-function store(name: string): ErasureSubscriber {
-  const stack = new cdk.Stack(app, `Store${name.slice(-3)}`, { env });
+function store(name: string, stackProps: cdk.StackProps = {}, extra: Partial<ErasureSubscriberProps> = {}): ErasureSubscriber {
+  const stack = new cdk.Stack(app, `Store${name.slice(-3)}`, { env, ...stackProps });
   return new ErasureSubscriber(stack, "ErasureSubscriber", {
     name,
     topic: sns.Topic.fromTopicArn(stack, "ErasureTopic", channel.topicArn),
     responseQueue: sqs.Queue.fromQueueAttributes(stack, "ErasureResponses", { queueArn: channel.responseQueueArn, keyArn: channel.responseKeyArn }),
     handlerProps: handlerProps(),
+    ...extra,
   });
+}
+
+// One store under a shape of the landing-zone corpus, applied as a landing
+// zone applies it: Aspects over every role, key and queue, and the stack's
+// synthesizer.
+function landingZone(c: any) {
+  const synthesizer = c.execRole ? new cdk.DefaultStackSynthesizer({ cloudFormationExecutionRole: c.execRole }) : undefined;
+  store("store-001", synthesizer ? { synthesizer } : {}, c.administrators ? { administrators: c.administrators } : {});
+  const perimeter = (actions: string, resource: string) => new iam.PolicyStatement({ sid: "DataPerimeter", effect: iam.Effect.DENY,
+    principals: [new iam.AnyPrincipal()], actions: [actions], resources: [resource],
+    conditions: { StringNotEqualsIfExists: { "aws:PrincipalOrgID": c.perimeter }, BoolIfExists: { "aws:PrincipalIsAWSService": "false" } } });
+  cdk.Aspects.of(app).add({ visit(n: IConstruct) {
+    if (n instanceof iam.CfnRole) {
+      if (c.boundary) n.permissionsBoundary = landingZoneBoundary;
+      if (c.lookupBoundary && typeof n.roleName === "string" && n.roleName.startsWith("erasure-roleid-")) n.permissionsBoundary = c.lookupBoundary;
+      if (c.rolePath) n.path = c.rolePath;
+    }
+    if (c.perimeter && n instanceof kms.Key) n.addToResourcePolicy(perimeter("kms:*", "*"));
+    if (c.perimeter && n instanceof sqs.Queue) n.addToResourcePolicy(perimeter("sqs:*", n.queueArn));
+  } });
 }
 const l1 = (scope: IConstruct, type: string): cdk.CfnResource =>
   scope.node.findAll().find((c) => cdk.CfnResource.isCfnResource(c) && c.cfnResourceType === type) as cdk.CfnResource;
@@ -70,6 +96,8 @@ if (mode === "hatches") {
     if (n instanceof iam.CfnRole) n.permissionsBoundary = landingZoneBoundary;
   } });
   if (process.env.ACK) ErasureCheck.acknowledge(s, process.env.ACK, "the landing zone's boundary allows every action the handler needs");
+} else if (process.env.LZ_CASE) {
+  landingZone(JSON.parse(readFileSync(process.env.LZ_SPEC!, "utf8")).cases.find((c: any) => c.name === process.env.LZ_CASE));
 } else if (process.env.SPEC) {
   spec(process.env.SPEC, process.env.CONSTANTS!);
 } else {
