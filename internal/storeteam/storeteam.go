@@ -306,18 +306,13 @@ func (h Shape) Build(scope constructs.Construct) {
 	}
 	// Only the topic's SNS and the handler may send: anyone else's message
 	// would be a request nobody published (the constructs' own lock).
-	var senders []*string // the roles that send to the queue: the handler (pass two), a second reader
 	onlySenders := func(roles ...*string) {
 		if h.OpenToSenders || h.NoQueuePolicy {
 			return
 		}
 		cond := map[string]interface{}{"aws:SourceArn": []interface{}{topic.TopicArn()}}
 		if len(roles) > 0 {
-			arns := []interface{}{}
-			for _, r := range roles {
-				arns = append(arns, r)
-			}
-			cond["aws:PrincipalArn"] = arns
+			cond["aws:PrincipalArn"] = []interface{}{roles[0]}
 		}
 		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Sid: jsii.String("OnlyTheTopicAndTheHandlerSend"),
 			Effect: awsiam.Effect_DENY, Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()}, Resources: jsii.Strings(*q.QueueArn()),
@@ -416,9 +411,7 @@ func (h Shape) Build(scope constructs.Construct) {
 			target = fn.CurrentVersion()
 		}
 		target.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, esp))
-		senders = append(senders, fn.Role().RoleArn())
 		if h.SecondReaderPassTwo != "" {
-			// A second reader sends pass two too: the queue admits its role.
 			sp := HandlerProps()
 			sp.Timeout = secs(timeout)
 			sp.Environment = &map[string]*string{contract.EnvResponseQueueURL: responses.QueueUrl(), contract.EnvQueueURL: q.QueueUrl(),
@@ -428,13 +421,9 @@ func (h Shape) Build(scope constructs.Construct) {
 			responses.Grant(second, jsii.String("sqs:SendMessage"))
 			responses.EncryptionMasterKey().Grant(second, jsii.String("kms:GenerateDataKey"), jsii.String("kms:Decrypt"))
 			q.GrantSendMessages(second)
-			senders = append(senders, second.Role().RoleArn())
 		}
 	}
-	if len(senders) == 0 {
-		senders = append(senders, fn.Role().RoleArn())
-	}
-	onlySenders(senders...)
+	onlySenders(fn.Role().RoleArn())
 	switch h.Boundary {
 	case "all", "no-answers":
 		st := []awsiam.PolicyStatement{awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Actions: jsii.Strings("*"), Resources: jsii.Strings("*")})}
