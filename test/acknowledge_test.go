@@ -20,13 +20,24 @@ import (
 // erasurectl check over the same cloud assembly reports it acknowledged.
 // Acknowledging a cap is refused at the call, with ErrNotAcknowledgeable.
 func TestGoAppAcknowledgesAFinding(t *testing.T) {
+	for _, how := range []string{"erasurecheck.Acknowledge", "Validations.acknowledge"} {
+		t.Run(how, func(t *testing.T) { acknowledgesAFinding(t, how == "Validations.acknowledge") })
+	}
+}
+
+// acknowledgesAFinding is TestGoAppAcknowledgesAFinding with the check's
+// own Acknowledge, or with CDK's (Validations.of(stack).acknowledge({ id:
+// "erasure-channel::EC323", reason })): the same findings, the same report.
+func acknowledgesAFinding(t *testing.T, cdks bool) {
 	const reason = "the platform team's boundary allows the answers"
 	cases := []storeteam.Case{{Name: "boundary-outside-the-app", Store: &storeteam.Shape{Boundary: "outside"}}}
 	res := erasuretest.Collect(t, erasuretest.Options{TopicArns: []string{storeteam.TopicArn}, TopicKeyArns: []string{storeteam.TopicKeyArn}, Context: storeTeamContext(t)},
 		func(app awscdk.App) {
 			storeteam.Build(app, cases)
 			stack := app.Node().FindChild(jsii.String(cases[0].Stack(0)))
-			if err := erasurecheck.Acknowledge(stack, "EC323", reason); err != nil {
+			if cdks {
+				awscdk.Validations_Of(stack).Acknowledge(&awscdk.Acknowledgment{Id: jsii.String(erasurecheck.PluginName + "::EC323"), Reason: jsii.String(reason)})
+			} else if err := erasurecheck.Acknowledge(stack, "EC323", reason); err != nil {
 				t.Fatal(err)
 			}
 			if err := erasurecheck.Acknowledge(stack, "EC202", "the visibility timeout is fine here"); !errors.Is(err, erasurecheck.ErrNotAcknowledgeable) {
@@ -59,5 +70,26 @@ func TestGoAppAcknowledgesAFinding(t *testing.T) {
 		if v.Rule == "EC323" && (v.Severity != "info" || !strings.Contains(v.Description, reason)) {
 			t.Errorf("CDK's report: %+v, want severity info with the reason", v)
 		}
+	}
+}
+
+// TestCDKAcknowledgementOfACapIsRefused: CDK's own acknowledgement of a rule
+// that may not be acknowledged (a derivation, EC202) is refused as the
+// check's own is: the check over the cloud assembly fails with
+// ErrNotAcknowledgeable, naming the construct, and the synth does not pass.
+func TestCDKAcknowledgementOfACapIsRefused(t *testing.T) {
+	cases := []storeteam.Case{{Name: "boundary-outside-the-app", Store: &storeteam.Shape{Boundary: "outside"}}}
+	res := erasuretest.Collect(t, erasuretest.Options{TopicArns: []string{storeteam.TopicArn}, TopicKeyArns: []string{storeteam.TopicKeyArn}, Context: storeTeamContext(t)},
+		func(app awscdk.App) {
+			storeteam.Build(app, cases)
+			stack := app.Node().FindChild(jsii.String(cases[0].Stack(0)))
+			awscdk.Validations_Of(stack).Acknowledge(&awscdk.Acknowledgment{Id: jsii.String(erasurecheck.PluginName + "::EC202"), Reason: jsii.String("the visibility timeout is fine here")})
+		})
+	if res.Err == "" && len(res.Lines) == 0 {
+		t.Fatal("the synth passed with a cap acknowledged")
+	}
+	_, err := erasurecheck.CheckPaths([]string{res.Dir}, erasurecheck.Config{TopicArns: []string{storeteam.TopicArn}, TopicKeyArns: []string{storeteam.TopicKeyArn}})
+	if !errors.Is(err, erasurecheck.ErrNotAcknowledgeable) {
+		t.Errorf("the check over the cloud assembly: %v, want ErrNotAcknowledgeable", err)
 	}
 }

@@ -144,6 +144,13 @@ type ConstructEntry struct {
 // are (Template.CheckMetadata) with the construct path they are on.
 const CheckMetadataPrefix = "erasure-check:"
 
+// CDKAcknowledgedRules is the construct metadata type CDK's
+// Validations.of(scope).acknowledge records its acknowledgements under
+// (aws-cdk-lib's Validations.ACKNOWLEDGED_RULES_METADATA_KEY): data
+// {"<plugin>::<rule>": reason}. It is kept with the CheckMetadataPrefix
+// entries, for the check to honour the ones of its own rules.
+const CDKAcknowledgedRules = "aws:cdk:acknowledged-rules"
+
 // ReadAssembly reads the templates at paths (with the manifest beside them
 // for each stack's account and region) and every nested stack they name.
 func ReadAssembly(paths []string) (*Assembly, error) {
@@ -209,7 +216,7 @@ func stackMetadata(dir string, inline map[string][]metadataEntry, file string) *
 				}
 				out.byID[id][e.Type] = e.Data
 			}
-			if strings.HasPrefix(e.Type, CheckMetadataPrefix) {
+			if strings.HasPrefix(e.Type, CheckMetadataPrefix) || e.Type == CDKAcknowledgedRules {
 				out.check = append(out.check, ConstructEntry{Path: strings.TrimPrefix(path, "/"), Type: e.Type, Data: e.Data})
 			}
 		}

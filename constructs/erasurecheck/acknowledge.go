@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
+	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -16,6 +17,11 @@ import (
 // is recorded under in a cloud assembly (Acknowledge; the package's
 // ErasureCheck.acknowledge): data {"rule": id, "reason": text}.
 const AcknowledgeMetadataType = cfnmodel.CheckMetadataPrefix + "acknowledge"
+
+// PluginName is the name CDK's validation report shows for the check, and
+// the namespace of its rules in CDK's own acknowledgements
+// (erasure-channel::EC323).
+const PluginName = "erasure-channel"
 
 // MinReasonLength is the fewest characters an acknowledgement's reason may
 // have, as cdk-nag asks of a suppression's.
@@ -185,6 +191,14 @@ func (a *assembly) assemblyAcknowledgements() ([]Acknowledgement, error) {
 	var out []Acknowledgement
 	for _, t := range a.Templates {
 		for _, e := range t.CheckMetadata {
+			if e.Type == cfnmodel.CDKAcknowledgedRules {
+				acks, err := cdkAcknowledgements(e)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, acks...)
+				continue
+			}
 			if e.Type != AcknowledgeMetadataType {
 				continue
 			}
@@ -224,4 +238,33 @@ func acknowledge(res *Result, acks []Acknowledgement) {
 			Problem: problemOf(ruleStaleAcknowledgement, problem.Root("Acknowledgement").Key(k.Rule+" on "+k.Where()),
 				fmt.Sprintf("the acknowledgement (%s) matches no finding of %s there: remove it, or point it at the finding", k.Source, k.Rule))})
 	}
+}
+
+// cdkAcknowledgements are the check's rules among one entry of CDK's own
+// acknowledgements (Validations.of(scope).acknowledge({ id:
+// "erasure-channel::EC323", reason })): held to the same rules as
+// Acknowledge's (a rule that may be acknowledged, a reason of
+// MinReasonLength characters), refused the same way. Other plugins' rules
+// are theirs.
+func cdkAcknowledgements(e cfnmodel.ConstructEntry) ([]Acknowledgement, error) {
+	m, _ := e.Data.(map[string]any)
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var out []Acknowledgement
+	for _, id := range ids {
+		ns, rule, ok := strings.Cut(id, "::")
+		if !ok || !strings.EqualFold(ns, PluginName) {
+			continue
+		}
+		reason, _ := m[id].(string)
+		k := Acknowledgement{Rule: rule, ConstructPath: e.Path, Reason: reason, Source: "cloud assembly"}
+		if err := k.validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, nil
 }

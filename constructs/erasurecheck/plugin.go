@@ -14,9 +14,6 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// PluginName is the name CDK's validation report shows for the check.
-const PluginName = "erasure-channel"
-
 // Plugin is the check as a CDK policy validation plugin: CDK runs it over the
 // synthesized templates, and synth fails with one violation per problem,
 // whose description is the same path/type/value/cap line ErasureSubscriber

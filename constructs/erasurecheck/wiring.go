@@ -189,8 +189,11 @@ func (a *assembly) checkOwnQueueCalls(sc *storeCheck, fnID string, roleT *templa
 		on: "the queue's key", breaks: "the event source cannot read a single message", at: at}) {
 		return
 	}
-	if _, refiles := env[contract.EnvQueueURL]; !refiles {
-		return // no pass two to its own queue: EC315's and the handler's business
+	if _, refiles := env[contract.EnvQueueURL]; !refiles || fnID != s.FunctionID {
+		// No pass two to its own queue (EC315's and the handler's business),
+		// or a second reader, which the lockdown keeps from sending at all:
+		// pass two is the store's handler's.
+		return
 	}
 	if !a.judgeCall(sc, fnID, roleT, roleID, role, storeCall{rule: ruleHandlerRefiles, actions: []string{"sqs:SendMessage"}, target: queue,
 		on: "the store's queue", breaks: "pass two is never sent and no ERASE completes", at: s.Path.Child("passTwo")}) {
