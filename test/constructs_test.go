@@ -316,7 +316,7 @@ func TestAppIsNagClean(t *testing.T) {
 			rules, _ := nag["rules_to_suppress"].([]interface{})
 			for _, rule := range rules {
 				m := rule.(map[string]interface{})
-				if !explainedSuppressions[fmt.Sprint(m["id"])] || fmt.Sprint(m["reason"]) == "" {
+				if !explained(fmt.Sprint(m["id"])) || fmt.Sprint(m["reason"]) == "" {
 					t.Errorf("%s/%s suppresses %v without an explained reason", name, id, m["id"])
 				}
 			}
