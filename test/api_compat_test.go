@@ -15,7 +15,7 @@ import (
 // scripts/api-compat.mjs) over copies of the package's assembly: the
 // package as built keeps the last release's API; with a prop of
 // ErasureSubscriberProps removed, a release of the baseline's compatibility
-// number (0.2.1 after 0.2.0) fails, naming the prop; the same removal passes
+// number (0.3.1 after 0.3.0) fails, naming the prop; the same removal passes
 // once the number moves (0.x: the minor).
 func TestAPICompatGateRefusesABreakingChange(t *testing.T) {
 	root, node, err := pinnednode.Find("..")
@@ -61,8 +61,8 @@ func TestAPICompatGateRefusesABreakingChange(t *testing.T) {
 	if out, err := gate(func(map[string]any) {}); err != nil {
 		t.Fatalf("the package as built: %v\n%s", err, out)
 	}
-	// A release of the same compatibility number as the baseline's (0.2.0).
-	out, err := gate(func(a map[string]any) { removeBatchSize(a); a["version"] = "0.2.1" })
+	// A release of the same compatibility number as the baseline's (0.3.0).
+	out, err := gate(func(a map[string]any) { removeBatchSize(a); a["version"] = "0.3.1" })
 	if err == nil || !strings.Contains(out, "ErasureSubscriberProps.batchSize") {
 		t.Errorf("a removed prop passed the gate (%v):\n%s", err, out)
 	}
