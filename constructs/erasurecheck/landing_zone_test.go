@@ -116,6 +116,14 @@ func withPerimeter(t *testing.T, tpl, _ map[string]any) {
 	}
 }
 
+// withServicePerimeter puts AWS's service perimeter (confused deputy
+// protection: a service acting for a source outside the organisation is
+// denied) on the store's key.
+func withServicePerimeter(t *testing.T, tpl, _ map[string]any) {
+	prependStatement(lzProps(t, tpl, "AWS::KMS::Key", "", "")["KeyPolicy"].(map[string]any),
+		`{"Sid":"ServicePerimeter","Effect":"Deny","Principal":"*","Action":"kms:*","Resource":"*","Condition":{"StringNotEqualsIfExists":{"aws:SourceOrgID":"`+lzOrg+`"},"Null":{"aws:SourceAccount":"false"},"Bool":{"aws:PrincipalIsAWSService":"true"}}}`)
+}
+
 func org(id string) func(*Config) { return func(c *Config) { c.OrganizationID = id } }
 
 func both(fs ...func(*Config)) func(*Config) {
@@ -168,6 +176,13 @@ func lzCases() []lzCase {
 		{name: "an RCP perimeter over the store's account, the organisation not given", cfg: func(c *Config) {
 			c.RCPs = map[string][]any{"222222222222": {doc(`{"Effect":"Allow","Principal":"*","Action":"*","Resource":"*"}`, perimeter)}}
 		}, undecided: true},
+		// AWS's service perimeter (confused deputy protection) on the key:
+		// SNS acts for the channel's topic, of an account the store's app
+		// only names, outside the organisation until it is placed in it.
+		{name: "a service perimeter on the key, the channel's account not placed", edit: withServicePerimeter, cfg: org(lzOrg), fail: []string{"EC404"}},
+		{name: "a service perimeter on the key, the channel's account placed in the organisation", edit: withServicePerimeter, cfg: both(org(lzOrg), func(c *Config) {
+			c.Units = map[string][]string{"111111111111": {"r-abcd"}}
+		})},
 		{name: "an SCP region guard, the store's region approved", cfg: func(c *Config) {
 			c.SCPs = map[string][]any{"222222222222": {doc(allowAll, guard(`["eu-west-1"]`))}}
 		}},
