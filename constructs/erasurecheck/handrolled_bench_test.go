@@ -41,7 +41,7 @@ func handRolledStore(p string) map[string]any {
 			"AssumeRolePolicyDocument": map[string]any{"Statement": []any{map[string]any{"Effect": "Allow", "Principal": map[string]any{"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}}},
 			"Policies": []any{map[string]any{"PolicyName": "erasure", "PolicyDocument": map[string]any{"Statement": []any{
 				map[string]any{"Effect": "Allow", "Action": []any{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:SendMessage"}, "Resource": arn("Requests")},
-				map[string]any{"Effect": "Allow", "Action": "kms:Decrypt", "Resource": arn("Key")},
+				map[string]any{"Effect": "Allow", "Action": []any{"kms:Decrypt", "kms:GenerateDataKey"}, "Resource": arn("Key")},
 				map[string]any{"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": "arn:aws:sqs:eu-west-1:111111111111:erasure-responses"},
 				map[string]any{"Effect": "Allow", "Action": []any{"kms:GenerateDataKey", "kms:Decrypt"}, "Resource": "arn:aws:kms:eu-west-1:111111111111:key/00000000-0000-4000-8000-000000000000"},
 			}}}}}},
