@@ -88,7 +88,7 @@ func (q *Request) SetUnknown(key string, u Unknown) {
 	key = strings.ToLower(key)
 	delete(q.Ctx, key)
 	if q.Unknown == nil {
-		q.Unknown = map[string]Unknown{}
+		q.Unknown = make(map[string]Unknown, 4)
 	}
 	q.Unknown[key] = u
 }
@@ -174,17 +174,21 @@ func homeRegion(partition string) string {
 func known(s string) bool { return s != "" && !strings.ContainsAny(s, "*?") }
 
 // setOrg records an organisation key from what CallContext says of it.
-func (q *Request) setOrg(key, org, account, role string) {
+func (q *Request) setOrg(key, org, role string) {
 	switch {
 	case org == OrgOutside:
 		// In no organisation: AWS sends no organisation key.
 	case org != "":
 		q.Ctx[key] = []string{org}
 	default:
-		what := "account " + account
-		if !known(account) {
-			what = "the " + role + "'s account"
-		}
-		q.SetUnknown(key, Unknown{Why: "whether " + what + " is in an AWS organisation, and which, is not given (the organisation's id: --organization-id, ErasureCheck's organizationId)"})
+		q.SetUnknown(key, orgUnknown[role])
 	}
+}
+
+// orgUnknown is why an organisation key is unknown, by whose account it is
+// (one value each: this runs for every request of a matrix).
+var orgUnknown = map[string]Unknown{
+	"principal": {Why: "whether the principal's account is in an AWS organisation, and which, is not given (the organisation's id: --organization-id, ErasureCheck's organizationId)"},
+	"resource":  {Why: "whether the resource's account is in an AWS organisation, and which, is not given (the organisation's id: --organization-id, ErasureCheck's organizationId)"},
+	"source":    {Why: "whether the source's account is in an AWS organisation, and which, is not given (the organisation's id: --organization-id, ErasureCheck's organizationId)"},
 }

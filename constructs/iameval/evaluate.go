@@ -218,7 +218,8 @@ func NewRequest(p *Principal, action string, r *Resource, region string) Request
 // aws:ViaAWSService. Keys a template cannot tell are Unknown: a condition on
 // one leaves the question undecided.
 func NewCall(p *Principal, action string, r *Resource, c CallContext) Request {
-	q := Request{P: p, Action: action, R: r, Ctx: map[string][]string{KeySecureTransport: {"true"}}}
+	q := Request{P: p, Action: action, R: r, Ctx: make(map[string][]string, 12)}
+	q.Ctx[KeySecureTransport] = secureTransport
 	region := r.Region
 	if !known(region) && known(c.Region) {
 		region = c.Region
@@ -238,14 +239,14 @@ func NewCall(p *Principal, action string, r *Resource, c CallContext) Request {
 		q.Ctx[KeyPrincipalIsAWSService] = []string{"true"}
 		q.Ctx[KeyPrincipalServiceName] = []string{p.Service}
 		q.Ctx[KeyViaAWSService] = []string{"false"}
-		q.setOrg(KeySourceOrgID, c.PrincipalOrg, p.Account, "source")
+		q.setOrg(KeySourceOrgID, c.PrincipalOrg, "source")
 	} else {
 		q.Ctx[KeyPrincipalArn] = p.Aliases
 		q.Ctx[KeyPrincipalAccount] = account
 		q.Ctx[KeyKMSCallerAccount] = account
 		q.Ctx[KeyPrincipalIsAWSService] = []string{"false"}
 		q.Ctx[KeyViaAWSService] = []string{"false"}
-		q.setOrg(KeyPrincipalOrgID, c.PrincipalOrg, p.Account, "principal")
+		q.setOrg(KeyPrincipalOrgID, c.PrincipalOrg, "principal")
 		q.SetUnknown(KeyUserID, Unknown{Why: "a role's unique id (aws:userid) is known only once deployed", Present: true})
 	}
 	if known(r.Account) {
@@ -253,13 +254,17 @@ func NewCall(p *Principal, action string, r *Resource, c CallContext) Request {
 	} else {
 		q.SetUnknown(KeyResourceAccount, Unknown{Why: "the account of an environment-agnostic stack is known only once deployed (give the stack an env)", Present: true})
 	}
-	q.setOrg(KeyResourceOrgID, c.ResourceOrg, r.Account, "resource")
+	q.setOrg(KeyResourceOrgID, c.ResourceOrg, "resource")
 	if r.IsKey && p.Service == "" && r.Via != "" {
 		q.Ctx[KeyKMSViaService] = []string{r.Via + "." + OrStar(region) + ".amazonaws.com"}
 		q.Ctx[KeyViaAWSService] = []string{"true"}
 	}
 	return q
 }
+
+// secureTransport is aws:SecureTransport's value on every call (shared: a
+// request's values are never changed in place).
+var secureTransport = []string{"true"}
 
 // OrStar is an account or region, "*" where it is unknown.
 func OrStar(s string) string {
