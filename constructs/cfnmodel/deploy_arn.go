@@ -2,7 +2,8 @@ package cfnmodel
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 )
 
 // GeneratedName stands for the part of an ARN that CloudFormation generates
@@ -23,13 +24,7 @@ func DeployARN(t *Template, id string) string {
 		return ""
 	}
 	region, account := t.Region, t.Account
-	partition := "aws"
-	switch {
-	case strings.HasPrefix(region, "cn-"):
-		partition = "aws-cn"
-	case strings.HasPrefix(region, "us-gov-"):
-		partition = "aws-us-gov"
-	}
+	partition := iameval.PartitionOf(region)
 	if region == "" {
 		region = "*"
 	}

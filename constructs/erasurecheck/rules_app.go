@@ -117,14 +117,7 @@ func executionRoleARN(t *template) string {
 	if r == "" || t.Account == "" || t.Region == "" {
 		return ""
 	}
-	partition := "aws"
-	switch {
-	case strings.HasPrefix(t.Region, "cn-"):
-		partition = "aws-cn"
-	case strings.HasPrefix(t.Region, "us-gov-"):
-		partition = "aws-us-gov"
-	}
-	r = strings.NewReplacer("${AWS::Partition}", partition, "${AWS::AccountId}", t.Account, "${AWS::Region}", t.Region).Replace(r)
+	r = strings.NewReplacer("${AWS::Partition}", iameval.PartitionOf(t.Region), "${AWS::AccountId}", t.Account, "${AWS::Region}", t.Region).Replace(r)
 	if strings.Contains(r, "${") || !strings.HasPrefix(r, "arn:") {
 		return ""
 	}

@@ -148,8 +148,8 @@ type CallContext struct {
 // organisation the policies name (a witness of "any other account").
 const OrgOutside = "-"
 
-// partitionOf is the partition of a region ("aws" when unknown).
-func partitionOf(region string) string {
+// PartitionOf is the partition of a region ("aws" when unknown or a pattern).
+func PartitionOf(region string) string {
 	switch {
 	case strings.HasPrefix(region, "cn-"):
 		return "aws-cn"

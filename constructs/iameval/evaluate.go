@@ -225,7 +225,7 @@ func NewCall(p *Principal, action string, r *Resource, c CallContext) Request {
 		region = c.Region
 	}
 	if c.Global {
-		region = homeRegion(partitionOf(region))
+		region = homeRegion(PartitionOf(region))
 	}
 	if known(region) {
 		q.Ctx[KeyRequestedRegion] = []string{region}
