@@ -55,6 +55,19 @@ type organisationView struct {
 	id       string
 	accounts map[string]bool
 	witness  string
+	// units are Config.Units: each placed account's path from its root
+	// down to its unit, for aws:PrincipalOrgPaths and the like.
+	units map[string][]string
+}
+
+// orgPath is account's organisation path as AWS writes it
+// (o-…/r-…/ou-…/), "" when the organisation or its place is not known.
+func (o *organisationView) orgPath(account string) string {
+	path, placed := o.units[account]
+	if o.id == "" || !placed {
+		return ""
+	}
+	return o.id + "/" + strings.Join(path, "/") + "/"
 }
 
 // organisation is the channel's organisation ("" id for a channel that names
@@ -150,6 +163,7 @@ func (a *assembly) decide(p *principal, action string, r *target) iameval.Verdic
 func (a *assembly) request(p *principal, action string, r *target) iameval.Request {
 	o := a.organisation()
 	c := iameval.CallContext{Region: a.Region(), PrincipalOrg: o.orgOf(p.Account), ResourceOrg: o.orgOf(r.Account),
+		PrincipalOrgPath: o.orgPath(p.Account), ResourceOrgPath: o.orgPath(r.Account),
 		Global: strings.HasPrefix(strings.ToLower(action), "iam:")}
 	q := iameval.NewCall(&p.Principal, action, &r.Resource, c)
 	q.SCPs, q.RCPs = a.scps[p.Account], a.rcps[r.Account]

@@ -124,6 +124,13 @@ func withServicePerimeter(t *testing.T, tpl, _ map[string]any) {
 		`{"Sid":"ServicePerimeter","Effect":"Deny","Principal":"*","Action":"kms:*","Resource":"*","Condition":{"StringNotEqualsIfExists":{"aws:SourceOrgID":"`+lzOrg+`"},"Null":{"aws:SourceAccount":"false"},"Bool":{"aws:PrincipalIsAWSService":"true"}}}`)
 }
 
+// withUnitPerimeter lets only principals of one unit of the organisation
+// use the store's key (AWS services exempt).
+func withUnitPerimeter(t *testing.T, tpl, _ map[string]any) {
+	prependStatement(lzProps(t, tpl, "AWS::KMS::Key", "", "")["KeyPolicy"].(map[string]any),
+		`{"Sid":"UnitPerimeter","Effect":"Deny","Principal":"*","Action":"kms:*","Resource":"*","Condition":{"StringNotLikeIfExists":{"aws:PrincipalOrgPaths":"`+lzOrg+`/r-abcd/ou-abcd-11111111/*"},"BoolIfExists":{"aws:PrincipalIsAWSService":"false"}}}`)
+}
+
 func org(id string) func(*Config) { return func(c *Config) { c.OrganizationID = id } }
 
 func both(fs ...func(*Config)) func(*Config) {
@@ -183,6 +190,14 @@ func lzCases() []lzCase {
 		{name: "a service perimeter on the key, the channel's account placed in the organisation", edit: withServicePerimeter, cfg: both(org(lzOrg), func(c *Config) {
 			c.Units = map[string][]string{"111111111111": {"r-abcd"}}
 		})},
+		// A perimeter over one unit of the organisation (aws:PrincipalOrgPaths).
+		{name: "a unit perimeter on the key, the store's account in the unit", edit: withUnitPerimeter, cfg: both(org(lzOrg), func(c *Config) {
+			c.Units = map[string][]string{"222222222222": {"r-abcd", "ou-abcd-11111111"}}
+		})},
+		{name: "a unit perimeter on the key, the store's account in another unit", edit: withUnitPerimeter, cfg: both(org(lzOrg), func(c *Config) {
+			c.Units = map[string][]string{"222222222222": {"r-abcd", "ou-abcd-22222222"}}
+		}), fail: []string{"EC317", "EC604"}}, // the execution role is of that account too
+		{name: "a unit perimeter on the key, the store's account not placed", edit: withUnitPerimeter, cfg: org(lzOrg), undecided: true},
 		{name: "an SCP region guard, the store's region approved", cfg: func(c *Config) {
 			c.SCPs = map[string][]any{"222222222222": {doc(allowAll, guard(`["eu-west-1"]`))}}
 		}},

@@ -95,6 +95,7 @@ func (a *assembly) setOrganisation(cfg Config) error {
 			a.organisation().accounts[acct] = true
 		}
 	}
+	a.organisation().units = cfg.Units
 	var err error
 	if a.scps, err = placeLevels(cfg.SCPs, cfg.Units, accounts, "SCP"); err != nil {
 		return err

@@ -16,6 +16,9 @@ const (
 	KeyPrincipalServiceName  = "aws:principalservicename"
 	KeyResourceAccount       = "aws:resourceaccount"
 	KeyResourceOrgID         = "aws:resourceorgid"
+	KeyPrincipalOrgPaths     = "aws:principalorgpaths"
+	KeyResourceOrgPaths      = "aws:resourceorgpaths"
+	KeySourceOrgPaths        = "aws:sourceorgpaths"
 	KeySourceAccount         = "aws:sourceaccount"
 	KeySourceArn             = "aws:sourcearn"
 	KeySourceOrgID           = "aws:sourceorgid"
@@ -42,7 +45,7 @@ const (
 var decidedKeys = map[string]bool{
 	KeyRequestedRegion: true, KeyPrincipalAccount: true, KeyPrincipalArn: true, KeyPrincipalOrgID: true,
 	KeyPrincipalIsAWSService: true, KeyPrincipalServiceName: true, KeyResourceAccount: true, KeyResourceOrgID: true,
-	KeySourceAccount: true, KeySourceArn: true, KeySourceOrgID: true, KeyViaAWSService: true, KeyCalledVia: true,
+	KeySourceAccount: true, KeySourceArn: true, KeySourceOrgID: true, KeyPrincipalOrgPaths: true, KeyResourceOrgPaths: true, KeySourceOrgPaths: true, KeyViaAWSService: true, KeyCalledVia: true,
 	KeyCalledViaFirst: true, KeyCalledViaLast: true, KeySecureTransport: true, KeyUserID: true, KeyUsername: true,
 	KeyMultiFactorAuth: true, KeyKMSViaService: true, KeyKMSCallerAccount: true, KeySNSProtocol: true, KeySNSEndpoint: true,
 }
@@ -139,6 +142,11 @@ type CallContext struct {
 	// aws:ResourceOrgID, aws:SourceOrgID): OrgOutside when the account is in
 	// none, "" when that is not known.
 	PrincipalOrg, ResourceOrg string
+	// PrincipalOrgPath and ResourceOrgPath are the accounts' paths in the
+	// organisation (o-…/r-…/ou-…/: aws:PrincipalOrgPaths,
+	// aws:ResourceOrgPaths, aws:SourceOrgPaths), "" when not known: then
+	// unknown inside the organisation, absent outside it.
+	PrincipalOrgPath, ResourceOrgPath string
 	// Global: the call is to a global service's endpoint (IAM), whose
 	// aws:RequestedRegion is the partition's home region.
 	Global bool
@@ -172,6 +180,18 @@ func homeRegion(partition string) string {
 
 // known says a region or account is a literal (not "" nor a pattern).
 func known(s string) bool { return s != "" && !strings.ContainsAny(s, "*?") }
+
+// setOrgPath records an organisation path key: known when placed, absent
+// outside any organisation, unknown otherwise.
+func (q *Request) setOrgPath(key, org, path, role string) {
+	switch {
+	case org == OrgOutside:
+	case path != "":
+		q.Ctx[key] = []string{path}
+	default:
+		q.SetUnknown(key, Unknown{Why: "the " + role + "'s account has no place in the organisation the check was given (--ou, ErasureCheck's organizationalUnits)"})
+	}
+}
 
 // setOrg records an organisation key from what CallContext says of it.
 func (q *Request) setOrg(key, org, role string) {

@@ -240,6 +240,7 @@ func NewCall(p *Principal, action string, r *Resource, c CallContext) Request {
 		q.Ctx[KeyPrincipalServiceName] = []string{p.Service}
 		q.Ctx[KeyViaAWSService] = []string{"false"}
 		q.setOrg(KeySourceOrgID, c.PrincipalOrg, "source")
+		q.setOrgPath(KeySourceOrgPaths, c.PrincipalOrg, c.PrincipalOrgPath, "source")
 	} else {
 		q.Ctx[KeyPrincipalArn] = p.Aliases
 		q.Ctx[KeyPrincipalAccount] = account
@@ -247,6 +248,7 @@ func NewCall(p *Principal, action string, r *Resource, c CallContext) Request {
 		q.Ctx[KeyPrincipalIsAWSService] = []string{"false"}
 		q.Ctx[KeyViaAWSService] = []string{"false"}
 		q.setOrg(KeyPrincipalOrgID, c.PrincipalOrg, "principal")
+		q.setOrgPath(KeyPrincipalOrgPaths, c.PrincipalOrg, c.PrincipalOrgPath, "principal")
 		q.SetUnknown(KeyUserID, Unknown{Why: "a role's unique id (aws:userid) is known only once deployed", Present: true})
 	}
 	if known(r.Account) {
@@ -255,6 +257,7 @@ func NewCall(p *Principal, action string, r *Resource, c CallContext) Request {
 		q.SetUnknown(KeyResourceAccount, Unknown{Why: "the account of an environment-agnostic stack is known only once deployed (give the stack an env)", Present: true})
 	}
 	q.setOrg(KeyResourceOrgID, c.ResourceOrg, "resource")
+	q.setOrgPath(KeyResourceOrgPaths, c.ResourceOrg, c.ResourceOrgPath, "resource")
 	if r.IsKey && p.Service == "" && r.Via != "" {
 		q.Ctx[KeyKMSViaService] = []string{r.Via + "." + OrStar(region) + ".amazonaws.com"}
 		q.Ctx[KeyViaAWSService] = []string{"true"}
