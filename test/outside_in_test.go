@@ -144,9 +144,10 @@ func (o *outside) synth(t *testing.T, out string, env ...string) (string, bool) 
 	return ansi.ReplaceAllString(string(b), ""), err == nil
 }
 
-// fatalLine is a violation of the check as CDK's report prints it: the
-// rule's id, then the check's line.
-var fatalLine = regexp.MustCompile(`(?m)^FATAL (EC\d{3} ErasureSubscriber\[[^\n]*) \(erasure-channel\)$`)
+// fatalLine is a failing violation of the check as CDK's report prints it
+// (FATAL, or ERROR for a rule that may be acknowledged): the rule's id, then
+// the check's line.
+var fatalLine = regexp.MustCompile(`(?m)^(?:FATAL|ERROR) (EC\d{3} ErasureSubscriber\[[^\n]*) \(erasure-channel\)$`)
 
 // hatchLines are the lines the escape hatches, the Aspects and the landing
 // zone must get, by mode: each store's broken setting, named by its rule,
@@ -301,8 +302,8 @@ func (o *outside) landingZone(t *testing.T) {
 }
 
 // ruleLine is any violation of the check as CDK's report prints it, by its
-// rule id: FATAL for a failing one.
-var ruleLine = regexp.MustCompile(`(?m)^FATAL (EC\d{3}) [^\n]*\(erasure-channel\)$`)
+// rule id: FATAL or ERROR for a failing one.
+var ruleLine = regexp.MustCompile(`(?m)^(?:FATAL|ERROR) (EC\d{3}) [^\n]*\(erasure-channel\)$`)
 
 // landingZoneCorpus synthesizes one store under each shape of the
 // landing-zone corpus (testdata/landing-zone.json, the expectations decided

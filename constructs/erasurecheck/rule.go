@@ -145,10 +145,12 @@ func problemOf(r *Rule, path problem.Path, detail string) timing.Problem {
 // report from it.
 type Violation struct {
 	RuleName string `json:"ruleName"` // the rule's id
-	// Severity is "fatal" for an error: CDK's own acknowledgement of a
-	// plugin's rule cannot silence it, so a finding is acknowledged only the
-	// check's way, on one construct with a reason it reports. "warning" for
-	// advice; "info" once acknowledged.
+	// Severity is "fatal" for an error of a rule that may not be
+	// acknowledged: CDK neither offers nor applies an acknowledgement of a
+	// fatal violation. "error" for an error that may be acknowledged (CDK
+	// offers Validations.acknowledge of erasure-channel::ECnnn, which the
+	// check honours under its own rules); "warning" for advice; "info" once
+	// acknowledged.
 	Severity    string `json:"severity"`
 	Title       string `json:"title"`
 	Description string `json:"description"` // the finding's line; an acknowledgement's reason after it
@@ -165,8 +167,11 @@ func ViolationOf(f Finding) Violation {
 			v.Fix = f.Fix
 		}
 		v.Description = r.ID + " " + f.String()
-		if r.Severity == SeverityWarning {
+		switch {
+		case r.Severity == SeverityWarning:
 			v.Severity = "warning"
+		case r.Acknowledgeable:
+			v.Severity = "error"
 		}
 	}
 	if k := f.Acknowledged; k != nil {
