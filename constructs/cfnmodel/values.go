@@ -706,8 +706,10 @@ func (a *Assembly) Names(t *Template, v any, rt *Template, id string) bool {
 	return t == rt && a.unrendered(t, v) && Mentions(v, id)
 }
 
-// unrendered says whether some element of v is a value the model cannot
+// Unrendered says whether some element of v is a value the model cannot
 // render (an Fn::If on an unknown condition, a value only deploy knows).
+func (a *Assembly) Unrendered(t *Template, v any) bool { return a.unrendered(t, v) }
+
 func (a *Assembly) unrendered(t *Template, v any) bool {
 	r := a.resolve(t, v, 0)
 	list, ok := r.([]any)

@@ -45,6 +45,9 @@ type assembly struct {
 	responseQueue *resourceRef
 	// boundaries are Config.Boundaries: permissions boundaries' documents.
 	boundaries map[string]any
+	// policyIndexes are which resource policies name which resources, by
+	// template and policy types (policiesNaming), once a resolution.
+	policyIndexes map[policyIndexKey]*policyIndex
 }
 
 // organisationView is the AWS organisation the channel's shared policies

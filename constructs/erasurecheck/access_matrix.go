@@ -3,6 +3,7 @@ package erasurecheck
 import (
 	"fmt"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
+	"sort"
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
@@ -232,7 +233,7 @@ func (a *assembly) policyTarget(t *template, id, policyType, listProp string) *t
 	if inline != "" {
 		types = append(types, inline)
 	}
-	for _, pid := range t.IDsOf(types...) {
+	for _, pid := range a.policiesNaming(t, id, types, listProp, inlineProp) {
 		r := t.Resources[pid]
 		switch {
 		case r.Type == policyType && a.Names(t, r.Properties[listProp], t, id),
@@ -343,4 +344,72 @@ func withDeployARN(aliases []string, t *template, id string) []string {
 		return append(aliases, arn)
 	}
 	return aliases
+}
+
+// policyIndex is which resource policies of a template (of some types) name
+// which of its resources, read once: asking every policy of a template about
+// every target was quadratic (2,000 stores in one template: 2,000 policies
+// asked about each of 2,000 queues).
+type policyIndex struct {
+	byTarget map[string][]string // a target's logical id → the policies whose references name it
+	// loose are the policies whose targets are not all references to the
+	// template's own resources (a name, an ARN, a URL, an import, a value
+	// the model cannot render): each target asks them itself (Names).
+	loose []string
+	order map[string]int // each policy's place in the template's order
+}
+
+// policyIndexKey is a template's policy types.
+type policyIndexKey struct {
+	t     *template
+	types string
+}
+
+// policiesNaming are the policies of t of types that may name resource id
+// (a superset, in the template's order: policyTarget asks each with Names).
+func (a *assembly) policiesNaming(t *template, id string, types []string, listProp, inlineProp string) []string {
+	key := policyIndexKey{t, strings.Join(types, " ")}
+	ix := a.policyIndexes[key]
+	if ix == nil {
+		ix = &policyIndex{byTarget: map[string][]string{}, order: map[string]int{}}
+		for i, pid := range t.IDsOf(types...) {
+			ix.order[pid] = i
+			r := t.Resources[pid]
+			v := r.Properties[listProp]
+			if r.Type != types[0] {
+				v = r.Properties[inlineProp]
+			}
+			named, loose := []string{}, a.Unrendered(t, v)
+			for _, s := range a.Targets(t, v) {
+				rt, rid, ok := a.ResourceOf(s)
+				switch {
+				case !ok && strings.HasPrefix(s, "res:"):
+					// a reference to nothing the templates hold: it names no target
+				case !ok:
+					loose = true
+				case rt == t:
+					named = append(named, rid)
+				}
+			}
+			if loose {
+				ix.loose = append(ix.loose, pid)
+				continue
+			}
+			for _, rid := range named {
+				if l := ix.byTarget[rid]; len(l) == 0 || l[len(l)-1] != pid {
+					ix.byTarget[rid] = append(l, pid)
+				}
+			}
+		}
+		if a.policyIndexes == nil {
+			a.policyIndexes = map[policyIndexKey]*policyIndex{}
+		}
+		a.policyIndexes[key] = ix
+	}
+	if len(ix.loose) == 0 {
+		return ix.byTarget[id]
+	}
+	out := append(append([]string{}, ix.byTarget[id]...), ix.loose...)
+	sort.Slice(out, func(i, j int) bool { return ix.order[out[i]] < ix.order[out[j]] })
+	return out
 }

@@ -108,3 +108,33 @@ func BenchmarkCheckHandRolled2000(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckOneTemplate2000 is issue 57's look-up case: the same 2,000
+// hand-rolled stores in one template (16,000 resources, past
+// CloudFormation's quota, but a file anyone can hand the command). Goal:
+// check and access each within 60 s.
+func BenchmarkCheckOneTemplate2000(b *testing.B) {
+	dir := b.TempDir()
+	const stores = 2000
+	writeHandRolledAssembly(b, dir, stores, stores)
+	for _, access := range []bool{false, true} {
+		b.Run(fmt.Sprintf("access=%v", access), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := CheckPaths([]string{dir}, Config{TopicArns: []string{benchTopic}, Access: access})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var other []string
+				for _, f := range res.Findings {
+					if f.Rule != ruleServiceQuota { // one template past 500 resources and 1 MB: the quota rule's, rightly
+						other = append(other, f.String())
+					}
+				}
+				if len(res.Stores) != stores || !access && len(other) != 0 {
+					b.Fatalf("%d stores checked, want %d; findings beside the quotas', want none: %v", len(res.Stores), stores, other)
+				}
+			}
+		})
+	}
+}

@@ -116,12 +116,12 @@ func readPaths(paths []string) (*assembly, error) {
 // what was read from the previous resolution.
 func (a *assembly) setParams(p map[string]string) {
 	a.SetParams(p)
-	a.roleStmts, a.roles = nil, nil
+	a.roleStmts, a.roles, a.policyIndexes = nil, nil, nil
 }
 
 func (a *assembly) setAssume(assume map[*template]map[string]bool) {
 	a.SetAssume(assume)
-	a.roleStmts, a.roles, a.eventSources = nil, nil, nil
+	a.roleStmts, a.roles, a.eventSources, a.policyIndexes = nil, nil, nil, nil
 }
 
 // boundaryOf is the permissions boundary of role or user id of t, nil when it
