@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -101,6 +102,9 @@ func stageTree(t *testing.T, src, dst string) {
 // block run in order with bash (set -euo pipefail), each of which must pass;
 // the last one prints the check's verdict over the app's one store. A page
 // that is neither run here nor marked untested fails.
+// quotedSummary is the check's summary line as a quickstart page quotes it.
+var quotedSummary = regexp.MustCompile("`1 stores subscribed to the erasure topic[^`]*`")
+
 func TestQuickstartsRunVerbatim(t *testing.T) {
 	root, node, err := pinnednode.Find("..")
 	if err != nil {
@@ -160,6 +164,11 @@ func TestQuickstartsRunVerbatim(t *testing.T) {
 			}
 			if !strings.Contains(last, "1 stores subscribed to the erasure topic, 0 problems") {
 				t.Errorf("%s: the last step did not print the check's pass:\n%s", name, tail([]byte(last)))
+			}
+			// The page quotes the check's summary line: it is the one printed.
+			text, _ := os.ReadFile(page)
+			if quoted := quotedSummary.FindString(string(text)); quoted == "" || !strings.Contains(last, strings.Trim(quoted, "`")) {
+				t.Errorf("%s quotes the summary %q; the check printed:\n%s", name, quoted, tail([]byte(last)))
 			}
 			if _, err := os.Stat(filepath.Join(dir, "cdk.out", "OrdersStore.template.json")); err != nil {
 				t.Errorf("%s: the synth wrote no OrdersStore template", name)

@@ -96,7 +96,7 @@ func storeRows(stores []local.TemplateStore, wiring timing.Problems, c contract.
 		r := storeRow{
 			Name: s.Spec.Name, Stack: s.Stack, Queue: s.QueueID, DeadLetterQueue: s.DeadLetterID,
 			HandlerTimeout:    capCell{st.HandlerTimeoutSeconds, c.HandlerTimeoutCapSeconds},
-			VisibilityTimeout: capCell{st.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier * st.HandlerTimeoutSeconds},
+			VisibilityTimeout: capCell{st.VisibilityTimeoutSeconds, timing.VisibilityFor(c, st.HandlerTimeoutSeconds)},
 			MaxReceiveCount:   capCell{st.MaxReceiveCount, c.MaxReceiveCount},
 			PassTwoDelay:      capCell{st.PassTwoDelaySeconds, c.PassTwoDelayCapSeconds},
 			BatchTimeout:      capCell{st.BatchTimeoutSeconds, min(c.BatchTimeoutCapSeconds, st.HandlerTimeoutSeconds)},

@@ -97,7 +97,7 @@ func (s Store) Check(c contract.Constants, path problem.Path) Problems {
 		return false
 	}
 	handlerOK := capped("handlerTimeout", s.HandlerTimeoutSeconds, 1, c.HandlerTimeoutCapSeconds, "T, handlerTimeoutCapSeconds, seconds")
-	if want := c.VisibilityTimeoutMultiplier * s.HandlerTimeoutSeconds; s.VisibilityTimeoutSeconds != want {
+	if want := VisibilityFor(c, s.HandlerTimeoutSeconds); s.VisibilityTimeoutSeconds != want {
 		l.Add(f("visibilityTimeout"), NotDerived, "%d s is not exactly %d x handlerTimeout (%d s)", s.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier, want)
 	}
 	capped("maxReceiveCount", s.MaxReceiveCount, 1, c.MaxReceiveCount, "N, maxReceiveCount")
@@ -146,7 +146,7 @@ func Scaled(c contract.Constants, divisor int) (contract.Constants, error) {
 	up := func(n int) int { return ceilDiv(n, divisor) }
 	s := c
 	s.HandlerTimeoutCapSeconds = up(c.HandlerTimeoutCapSeconds)
-	s.VisibilityTimeoutCapSeconds = c.VisibilityTimeoutMultiplier * s.HandlerTimeoutCapSeconds
+	s.VisibilityTimeoutCapSeconds = VisibilityFor(c, s.HandlerTimeoutCapSeconds)
 	s.PassTwoDelayCapSeconds = up(c.PassTwoDelayCapSeconds)
 	s.BatchTimeoutCapSeconds = up(c.BatchTimeoutCapSeconds)
 	s.ClockSkewAllowanceSeconds = up(c.ClockSkewAllowanceSeconds)
@@ -164,7 +164,7 @@ func Scaled(c contract.Constants, divisor int) (contract.Constants, error) {
 func (s Store) Scaled(divisor int, scaled contract.Constants) Store {
 	out := s
 	out.HandlerTimeoutSeconds = ceilDiv(s.HandlerTimeoutSeconds, divisor)
-	out.VisibilityTimeoutSeconds = scaled.VisibilityTimeoutMultiplier * out.HandlerTimeoutSeconds
+	out.VisibilityTimeoutSeconds = VisibilityFor(scaled, out.HandlerTimeoutSeconds)
 	out.PassTwoDelaySeconds = ceilDiv(s.PassTwoDelaySeconds, divisor)
 	out.BatchTimeoutSeconds = ceilDiv(s.BatchTimeoutSeconds, divisor)
 	out.MaxBatchingWindowSeconds = ceilDiv(s.MaxBatchingWindowSeconds, divisor)

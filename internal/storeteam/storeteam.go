@@ -26,6 +26,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // The channel as a store team imports it: the channel stack's outputs.
@@ -250,7 +251,7 @@ func (h Shape) Build(scope constructs.Construct) {
 		}
 	}
 	qp := &awssqs.QueueProps{
-		VisibilityTimeout: secs(or(h.Visibility, c.VisibilityTimeoutMultiplier*timeout)),
+		VisibilityTimeout: secs(or(h.Visibility, timing.VisibilityFor(c, timeout))),
 		RetentionPeriod:   secs(or(h.Retention, c.QueueRetentionSeconds)),
 	}
 	enc(qp)

@@ -574,7 +574,7 @@ func resolveSubscriber(p SubscriberInput, c contract.Constants, path problem.Pat
 	if p.HandlerProps != nil && p.HandlerProps.Timeout {
 		l.Add(path.Child("handlerProps").Child("timeout"), timing.Invalid, "set handlerTimeout, not handlerProps.timeout: the construct derives the queue from it")
 	}
-	s.VisibilityTimeoutSeconds = c.VisibilityTimeoutMultiplier * s.HandlerTimeoutSeconds
+	s.VisibilityTimeoutSeconds = timing.VisibilityFor(c, s.HandlerTimeoutSeconds)
 	if p.VisibilityTimeout != nil {
 		if v, ok := WholeSeconds(&l, field("visibilityTimeout"), p.VisibilityTimeout); ok && timeoutOK {
 			s.VisibilityTimeoutSeconds = v
