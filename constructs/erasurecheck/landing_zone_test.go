@@ -266,7 +266,10 @@ func TestLandingZoneCorpus(t *testing.T) {
 // a reason on the function, lets the synth pass and is reported.
 func TestLandingZoneUndecidedAcknowledged(t *testing.T) {
 	res := checkLandingZone(t, lzCase{edit: withPerimeter, cfg: func(c *Config) {
-		c.Acknowledgements = []Acknowledgement{{Rule: "EC326", Stack: "LedgerStore", LogicalID: "ErasureSubscriberHandler69FD6403", Reason: "our organisation's perimeter admits every role of the store's account"}}
+		c.Acknowledgements = []Acknowledgement{
+			{Rule: "EC326", Stack: "LedgerStore", LogicalID: "ErasureSubscriberHandler69FD6403", Reason: "our organisation's perimeter admits every role of the store's account"},
+			{Rule: "EC326", Stack: "LedgerStore", LogicalID: "ErasureSubscriberKeyCF3494FB", Reason: "the execution role is of the store's account, in our organisation"},
+		}
 	}})
 	acked := 0
 	for _, f := range res.Findings {

@@ -93,7 +93,13 @@ func (a *assembly) checkExecutionRoles() Findings {
 			if key == nil {
 				continue
 			}
-			if v := a.decide(p, "kms:PutKeyPolicy", key); v.Decision == Denied {
+			v := a.decide(p, "kms:PutKeyPolicy", key)
+			if v.Decision == Undecided && v.Cause == iameval.CauseStatement {
+				// Not known before the deploy: the team's to acknowledge, never a silent pass.
+				f.add(ruleCallUndecided, id, problem.Root("Key").Key(t.Stack+"/"+id).Child("administrators"), props("KeyPolicy"),
+					"whether the stack's CloudFormation execution role (%s) may call kms:PutKeyPolicy on key %s, as KMS requires to create it, is not known at synth (%s); give the check what decides it (--organization-id, --ou) or acknowledge EC326 with a reason", role, id, v.Because)
+			}
+			if v.Decision == Denied {
 				f.add(ruleExecutionRoleAdministers, id, problem.Root("Key").Key(t.Stack+"/"+id).Child("administrators"), props("KeyPolicy"),
 					"the key policy of %s does not let the stack's CloudFormation execution role (%s) call kms:PutKeyPolicy (%s): KMS refuses to create the key and the deploy fails", id, role, v.Because)
 				if v.Explicit {

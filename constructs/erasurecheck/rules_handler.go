@@ -71,8 +71,8 @@ var (
 		Why:   "Pass two is a message the handler sends to its own queue (sqs:SendMessage, with kms:GenerateDataKey and kms:Decrypt on the queue's key): denied, no ERASE completes.",
 		Fix:   "Let every policy over the role allow sqs:SendMessage on the store's queue and kms:GenerateDataKey and kms:Decrypt on its key."})
 	ruleCallUndecided = declare(Rule{ID: "EC326", Name: "StorePathDecided", Type: timing.UnresolvedToken, Source: FromCheck, Acknowledgeable: true, Reference: "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html",
-		Title: "Every call of the store's own path can be decided at synth",
-		Why:   "A statement over the call depends on a condition key no template can tell (a tag, a VPC endpoint, a source IP, a time, an organisation nobody named): whether the store works is then not known before it is deployed.",
+		Title: "Every call of the store's own path, and the deploy's use of its keys, can be decided at synth",
+		Why:   "A statement over the call depends on a condition key no template can tell (a tag, a VPC endpoint, a source IP, a time, an organisation nobody named): whether the store works, or its key can be created, is then not known before it is deployed.",
 		Fix:   "Give the check what decides it (the organisation's id, a boundary's document, the SCPs and RCPs), or acknowledge the finding with the key, the statement and why the call is allowed."})
 	ruleHandlerRolePath = declare(Rule{ID: "EC327", Name: "ChannelRolePaths", Type: timing.Missing, Source: FromLockdown, Reference: "docs/landing-zone.md",
 		Title: "The handler's role and the lookup role keep the paths the channel admits",
