@@ -168,6 +168,7 @@ var hatchLines = map[string][]string{
 	},
 	"landing-zone": {
 		"EC323 ErasureSubscriber[store-001].responseQueue: UnresolvedToken",
+		"EC323 ErasureSubscriber[store-001].lookupRole: UnresolvedToken",
 	},
 }
 

@@ -383,7 +383,7 @@ func TestCheckRulesAcknowledgementsAndBoundaries(t *testing.T) {
 	}
 
 	r := erasurectl(t, nil, "check", "--list-rules")
-	if r.code != 0 || !strings.Contains(r.stdout, "EC323  error    The handler role's permissions boundary can be read") || !strings.Contains(r.stdout, "EC312  warning") {
+	if r.code != 0 || !strings.Contains(r.stdout, "EC323  error    The handler role's and the lookup role's permissions boundaries can be read") || !strings.Contains(r.stdout, "EC312  warning") {
 		t.Errorf("--list-rules: exit %d\n%s", r.code, r.stdout)
 	}
 	var rules []struct {

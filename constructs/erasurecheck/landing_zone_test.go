@@ -162,6 +162,12 @@ func lzCases() []lzCase {
 		{name: "a boundary that allows every action but sqs:DeleteMessage (no allow)", edit: noDeleteByOmission, cfg: noDeleteByOmissionCfg, fail: []string{"EC324"}},
 		{name: "a network perimeter on the boundary: the source IP is not known at synth", edit: network, cfg: networkCfg, undecided: true},
 		{name: "a boundary that lets kms:Decrypt only through a service: SQS decrypts for the handler", edit: viaOnly, cfg: viaOnlyCfg},
+		// A boundary outside the app whose document nobody gave, on every
+		// role: neither role's calls can be judged (EC323, acknowledgeable).
+		{name: "a boundary outside the app on every role, its document not given", edit: func(t *testing.T, tpl, _ map[string]any) {
+			handlerRole(t, tpl)["PermissionsBoundary"] = lzBoundaryARN
+			lookupRoleOf(t, tpl)["PermissionsBoundary"] = lzBoundaryARN
+		}, fail: []string{"EC323"}},
 		{name: "PowerUserAccess as the handler's boundary", edit: func(t *testing.T, tpl, _ map[string]any) {
 			handlerRole(t, tpl)["PermissionsBoundary"] = "arn:aws:iam::aws:policy/PowerUserAccess"
 		}},
@@ -351,5 +357,23 @@ func TestDerivedFixIsComputed(t *testing.T) {
 	}
 	if fix := ViolationOf(got[0]).Fix; !strings.Contains(fix, "180 s") || !strings.Contains(fix, "30 s") || strings.Contains(fix, "360") {
 		t.Errorf("EC202's fix %q, want 180 s for 30 s", fix)
+	}
+}
+
+// TestUnreadBoundaryOnBothRoles: a boundary nobody could read is reported on
+// the handler's role and on the lookup role, never passed in silence.
+func TestUnreadBoundaryOnBothRoles(t *testing.T) {
+	res := checkLandingZone(t, lzCase{edit: func(t *testing.T, tpl, _ map[string]any) {
+		handlerRole(t, tpl)["PermissionsBoundary"] = lzBoundaryARN
+		lookupRoleOf(t, tpl)["PermissionsBoundary"] = lzBoundaryARN
+	}})
+	on := map[string]bool{}
+	for _, f := range res.Findings {
+		if f.Rule != nil && f.Rule.ID == "EC323" {
+			on[f.LogicalID] = true
+		}
+	}
+	if !on["ErasureSubscriberHandlerRoleF794CDF3"] || !on["ErasureSubscriberRosterLookupRoleBFDD309D"] || len(on) != 2 {
+		t.Errorf("EC323 on %v, want the handler's role and the lookup role", on)
 	}
 }

@@ -59,8 +59,8 @@ var (
 		Why:   "Without kms:GenerateDataKey and kms:Decrypt on the channel's response key every answer fails.",
 		Fix:   "Grant kms:GenerateDataKey and kms:Decrypt on the channel's response key to the handler's role."})
 	ruleUnreadableBoundary = declare(Rule{ID: "EC323", Name: "PermissionsBoundaryReadable", Type: timing.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
-		Title: "The handler role's permissions boundary can be read",
-		Why:   "A boundary defined outside the app (a landing zone's) may deny the handler its answers: without its document, whether the handler may answer is not known.",
+		Title: "The handler role's and the lookup role's permissions boundaries can be read",
+		Why:   "A boundary defined outside the app (a landing zone's) may deny the handler its reads and answers, or the lookup role its iam:GetRole: without its document, whether they may is not known.",
 		Fix:   "Pass the boundary's document (erasurectl check --boundary ARN=FILE; the plugin's boundaries), or acknowledge the finding with the boundary's owner and why it allows the answers. AWS managed policies the check knows (AdministratorAccess, PowerUserAccess) are read without a document."})
 	ruleHandlerReadsQueue = declare(Rule{ID: "EC324", Name: "HandlerMayReadQueue", Type: timing.Missing, Source: FromAWS, Reference: "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html",
 		Title: "The handler's role may receive, delete and read the attributes of the store's queue",

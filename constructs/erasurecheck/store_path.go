@@ -117,6 +117,10 @@ func (a *assembly) checkRolePaths(sc *storeCheck, roleT *template, roleID string
 		f.add(ruleLookupRoleReads, lookupID, s.Path.Child("lookupRole"), props("Policies"), "store %s's lookup role may not iam:GetRole on its handler's role (%s): the ledger never learns the store's role id and never authenticates its answers", s.Spec.Name, v.Because)
 		f.fix("%s", fixFor(v, "iam:GetRole", "the handler's role"))
 	case Undecided:
+		if v.Cause == iameval.CauseBoundaryUnread && lookup.Boundary != nil {
+			f.add(ruleUnreadableBoundary, lookupID, s.Path.Child("lookupRole"), props("PermissionsBoundary"), "store %s's lookup role has a permissions boundary the check cannot read (%s), so whether it may iam:GetRole on its handler's role is not known; pass its document (--boundary), declare it in this app, or acknowledge EC323 on the role with a reason", s.Spec.Name, lookup.Boundary.Unknown)
+			break
+		}
 		if v.Cause != iameval.CauseStatement {
 			break
 		}
