@@ -55,14 +55,17 @@ TSPKG     := $(CURDIR)/constructs/typescript
 TSPKG_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(TSPKG)/package.json)
 TSEXAMPLE := $(TSPKG)/example
 TSPKG_SRC := $(shell git ls-files constructs/erasure/plan constructs/erasure/handover constructs/typescript/lib constructs/typescript/bin constructs/typescript/scripts \
-	constructs/typescript/package.json constructs/typescript/README.md constructs/typescript/CHANGELOG.md contract constructs/erasurecheck constructs/cfnmodel \
+	constructs/typescript/package.json constructs/typescript/README.md tools/release constructs/typescript/CHANGELOG.md contract constructs/erasurecheck constructs/cfnmodel \
 	constructs/channelpolicy constructs/iameval cmd/erasure-check cmd/internal schema go.mod go.sum 2>/dev/null)
 
-# The release artifacts (docs/release.md): jsii-pacmak's layout under dist/, every target this machine builds.
+# The release artifacts (docs/release.md): jsii-pacmak's layout under dist/, every target this machine builds,
+# and the check's native build for each platform as its own package.
 DIST      := $(CURDIR)/dist
 DIST_NPM  := $(DIST)/js/erasure-channel-constructs@$(TSPKG_VERSION).jsii.tgz
+NATIVE_PLATFORM := $(shell node -p 'process.platform + "-" + process.arch' 2>/dev/null || echo linux-x64)
+DIST_NPM_NATIVE := $(DIST)/js/erasure-channel-check-$(NATIVE_PLATFORM)-$(TSPKG_VERSION).tgz
 
-tools: $(TOOLS)/node_modules/.installed $(TSAPP)/node_modules/.installed $(TSTWIN)/node_modules/.installed $(TSEXAMPLE)/node_modules/.installed
+tools: $(TOOLS)/node_modules/.installed $(TOOLS)/node24/node_modules/.installed $(TSAPP)/node_modules/.installed $(TSTWIN)/node_modules/.installed $(TSEXAMPLE)/node_modules/.installed
 
 ## dist: the package's release artifacts with jsii-pacmak: the npm tarball, the Python wheel and sdist, the Maven
 ## jar with its POM, the Go module; the C# sources (no NuGet package: this machine has no .NET SDK).
@@ -81,6 +84,12 @@ $(DIST)/.built: $(TOOLS)/node_modules/.installed $(TSPKG)/node_modules/.installe
 	if command -v dotnet >/dev/null; then cd $(TSPKG) && npx jsii-pacmak --outdir $(DIST) --targets dotnet; \
 	else cd $(TSPKG) && npx jsii-pacmak --code-only --outdir $(DIST) --targets dotnet && \
 	  echo "dist: no .NET SDK here: dist/dotnet holds the generated C# sources, not a NuGet package"; fi
+	# The check's native builds, one package per platform for each registry (docs/release.md): npm's optional
+	# dependencies, platform-tagged wheels, Maven classifiers.
+	$(NODE) $(TSPKG)/scripts/native-packages.mjs $(DIST)/js
+	python3 tools/release/drop_python_bin.py $(DIST)/python
+	python3 tools/release/check_wheels.py $(TSPKG)/native $(TSPKG_VERSION) $(DIST)/python
+	python3 tools/release/check_jars.py $(TSPKG)/native $(TSPKG_VERSION) $(DIST)/java
 	touch $@
 
 ## api-compat: jsii-diff of the package against its last release's assembly (constructs/typescript/api/): a breaking
@@ -92,7 +101,7 @@ api-compat: $(DIST)/.built
 packages: $(TSTWIN)/node_modules/.package-installed $(TSEXAMPLE)/node_modules/.package-installed
 
 $(TSTWIN)/node_modules/.package-installed: $(TSTWIN)/node_modules/.installed $(DIST)/.built
-	cd $(TSTWIN) && npm install --no-save --no-audit --no-fund --loglevel=error $(DIST_NPM)
+	cd $(TSTWIN) && npm install --no-save --no-audit --no-fund --loglevel=error $(DIST_NPM) $(DIST_NPM_NATIVE)
 	touch $@
 
 # A store team's TypeScript app on the package (and subscribers.ts: the Go tests' specs of refused and wired stores, built in TypeScript).
@@ -101,7 +110,12 @@ $(TSEXAMPLE)/node_modules/.installed: $(TSEXAMPLE)/package.json $(TSEXAMPLE)/pac
 	touch $@
 
 $(TSEXAMPLE)/node_modules/.package-installed: $(TSEXAMPLE)/node_modules/.installed $(DIST)/.built
-	cd $(TSEXAMPLE) && npm install --no-save --no-audit --no-fund --loglevel=error $(DIST_NPM)
+	cd $(TSEXAMPLE) && npm install --no-save --no-audit --no-fund --loglevel=error $(DIST_NPM) $(DIST_NPM_NATIVE)
+	touch $@
+
+# Node 24, CDK's other supported line: the quickstart tests run every page on it too.
+$(TOOLS)/node24/node_modules/.installed: $(TOOLS)/node24/package.json $(TOOLS)/node24/package-lock.json
+	cd $(TOOLS)/node24 && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 # npm no longer runs the Multitool's postinstall (chmod): do it here.

@@ -28,7 +28,7 @@ func TestCdkNag3AcceptsTheConstruct(t *testing.T) {
 	if err != nil {
 		t.Skip("the pinned Node is not installed: ", err)
 	}
-	tgz := one(t, filepath.Join(dist(t, root), "js", "*.tgz"))
+	tgz := one(t, filepath.Join(dist(t, root), "js", "*.jsii.tgz"))
 	dir := t.TempDir()
 	env := []string{"PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH")}
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"nag3","version":"1.0.0","private":true,"type":"module"}`), 0o600); err != nil {

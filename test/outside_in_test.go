@@ -101,12 +101,12 @@ func copyTree(t *testing.T, src, dst string) {
 
 var outsideLanguages = []outsideLanguage{
 	{"typescript", func(t *testing.T, o *outside) {
-		tgz := one(t, filepath.Join(dist(t, o.root), "js", "*.tgz"))
+		tgz := one(t, filepath.Join(dist(t, o.root), "js", "*.jsii.tgz"))
 		runIn(t, o.dir, "npm install", o.env, "npm", "install", "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", tgz, npmCDK, npmConstrcs, npmCLI)
 		o.cli = filepath.Join(o.dir, "node_modules", ".bin", "cdk")
 	}},
 	{"python", func(t *testing.T, o *outside) {
-		whl := one(t, filepath.Join(dist(t, o.root), "python", "*.whl"))
+		whl := one(t, filepath.Join(dist(t, o.root), "python", "erasure_channel_constructs-*.whl"))
 		runIn(t, o.dir, "python3 -m venv", o.env, "python3", "-m", "venv", ".venv")
 		runIn(t, o.dir, "pip install", o.env, filepath.Join(".venv", "bin", "pip"), "install", "-q", "-r", "requirements.txt", whl)
 	}},

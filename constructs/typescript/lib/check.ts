@@ -6,7 +6,7 @@
 import { spawnSync } from 'child_process';
 import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync, readFileSync } from 'fs';
 import { tmpdir } from 'os';
-import { join } from 'path';
+import { dirname, join } from 'path';
 import { Wasi, WasiExit } from './wasi';
 
 // jsii compiles against ES2020's library, which does not declare
@@ -27,15 +27,25 @@ export interface CheckRun {
 }
 
 /**
- * The check's native command for this platform (kernel/native), made
- * executable if the package's installer dropped the mode (a copy in a new
- * private temporary directory when the package's own folder is read-only), or
- * undefined: the WebAssembly module then runs. ERASURE_CHECK_ENGINE=wasm
- * forces the module (the tests compare both with erasurectl check).
+ * The check's native command for this platform: the optional dependency
+ * erasure-channel-check-<platform>-<arch> that npm installs beside this
+ * package for the team's platform alone (none in the jsii kernel of Python,
+ * Java, C# or Go apps, which load the package from its tarball), made
+ * executable if the installer dropped the mode (a copy in a new private
+ * temporary directory when its folder is read-only), or undefined: the
+ * WebAssembly module then runs. ERASURE_CHECK_ENGINE=wasm forces the module,
+ * ERASURE_CHECK_ENGINE=native the native command (the tests compare both
+ * with erasurectl check).
  */
 function nativeCommand(): string | undefined {
   if (process.env.ERASURE_CHECK_ENGINE === 'wasm') return undefined;
-  const exe = join(__dirname, '..', 'kernel', 'native', `${process.platform}-${process.arch}`, process.platform === 'win32' ? 'erasure-check.exe' : 'erasure-check');
+  let exe: string;
+  try {
+    const manifest = require.resolve(`erasure-channel-check-${process.platform}-${process.arch}/package.json`);
+    exe = join(dirname(manifest), process.platform === 'win32' ? 'erasure-check.exe' : 'erasure-check');
+  } catch {
+    return undefined;
+  }
   if (!existsSync(exe)) return undefined;
   const executable = (p: string): boolean => {
     try {
@@ -72,6 +82,9 @@ let native: string | undefined | null = null;
 export function runCheck(args: string[], inherit = false): CheckRun {
   const started = process.hrtime.bigint();
   if (native === null) native = nativeCommand();
+  if (native === undefined && process.env.ERASURE_CHECK_ENGINE === 'native') {
+    throw new Error(`erasure-channel-constructs: ERASURE_CHECK_ENGINE=native, but erasure-channel-check-${process.platform}-${process.arch} is not installed`);
+  }
   if (native !== undefined) {
     const run = spawnSync(native, args, { stdio: inherit ? 'inherit' : 'pipe', maxBuffer: 1 << 30, windowsHide: true });
     if (run.error === undefined && run.status !== null) {

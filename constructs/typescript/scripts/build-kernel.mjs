@@ -42,17 +42,21 @@ execFileSync('go', ['build', '-tags', 'erasureplan', '-trimpath', '-ldflags=-s -
 // ErasureCheck.acknowledge refuses an unknown or unacknowledgeable rule at the
 // call, before any synth.
 writeFileSync(join(pkg, 'kernel', 'rules.json'), execFileSync('go', ['run', './cmd/erasure-check', '--list-rules', '--format', 'json'], { cwd: repo }))
-// kernel/native/<platform>-<arch>/erasure-check: the same command compiled
+// native/<platform>-<arch>/erasure-check: the same command compiled
 // natively for the platforms CDK apps and their CI mostly run on (Node's
-// process.platform and process.arch names). runCheck runs the one for its
-// platform, about ten times faster than the WebAssembly module on V8 (whose
-// Go code starts cold in every synth), and the module everywhere else.
+// process.platform and process.arch names), about ten times faster than the
+// WebAssembly module on V8 (whose Go code starts cold in every synth). They are
+// not in this package: scripts/native-packages.mjs packs each as its own npm
+// package (erasure-channel-check-<platform>-<arch>, an optional dependency
+// npm installs for the team's platform alone), and tools/release packs them
+// as platform wheels and Maven classifiers (docs/release.md).
 const natives = [['linux', 'x64', 'linux', 'amd64'], ['linux', 'arm64', 'linux', 'arm64'], ['darwin', 'x64', 'darwin', 'amd64'],
   ['darwin', 'arm64', 'darwin', 'arm64'], ['win32', 'x64', 'windows', 'amd64']]
 rmSync(join(pkg, 'kernel', 'native'), { recursive: true, force: true })
+rmSync(join(pkg, 'native'), { recursive: true, force: true })
 for (const [platform, arch, goos, goarch] of natives) {
   const exe = platform === 'win32' ? 'erasure-check.exe' : 'erasure-check'
-  execFileSync('go', ['build', '-tags', 'erasureplan', '-trimpath', '-ldflags=-s -w', '-o', join(pkg, 'kernel', 'native', `${platform}-${arch}`, exe), './cmd/erasure-check'], {
+  execFileSync('go', ['build', '-tags', 'erasureplan', '-trimpath', '-ldflags=-s -w', '-o', join(pkg, 'native', `${platform}-${arch}`, exe), './cmd/erasure-check'], {
     cwd: repo,
     stdio: 'inherit',
     env: { ...process.env, GOOS: goos, GOARCH: goarch, CGO_ENABLED: '0' },

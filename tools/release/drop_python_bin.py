@@ -1,0 +1,84 @@
+"""Leaves the jsii wheel's and sdist's own `erasure-check` script out.
+
+jsii-pacmak gives every `bin` of package.json to the Python distribution as a
+script that starts the jsii kernel, unpacks the package's tarball and runs
+the npm command in it: seconds a run. The check's command for Python teams is
+the platform wheel's (`erasure-channel-check`, tools/release/check_wheels.py),
+which runs the native build directly; two distributions must not both own
+`bin/erasure-check`, and jsii has no switch to leave a bin out of one target,
+so this rewrites the two artifacts after jsii-pacmak built them.
+
+Usage: python3 drop_python_bin.py DIST_PYTHON_DIR
+"""
+import base64
+import glob
+import hashlib
+import io
+import os
+import re
+import sys
+import tarfile
+import zipfile
+
+SCRIPT = "erasure-check"
+
+
+def rewrite_wheel(path: str) -> None:
+    with zipfile.ZipFile(path) as src:
+        entries = [(i, src.read(i.filename)) for i in src.infolist()]
+    dropped = [i.filename for i, _ in entries if i.filename.endswith(".data/scripts/" + SCRIPT)]
+    if len(dropped) != 1:
+        raise SystemExit(f"{path}: expected one scripts/{SCRIPT}, found {dropped}")
+    kept = [(i, b) for i, b in entries if i.filename not in dropped]
+    record_name = next(i.filename for i, _ in kept if i.filename.endswith(".dist-info/RECORD"))
+    rows = []
+    for info, data in kept:
+        if info.filename == record_name:
+            continue
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{info.filename},sha256={digest},{len(data)}")
+    rows.append(f"{record_name},,")
+    tmp = path + ".tmp"
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info, data in kept:
+            if info.filename == record_name:
+                data = ("\n".join(rows) + "\n").encode()
+            dst.writestr(info, data)
+    os.replace(tmp, path)
+
+
+def rewrite_sdist(path: str) -> None:
+    with tarfile.open(path, "r:gz") as src:
+        members = [(m, src.extractfile(m).read() if m.isfile() else None) for m in src.getmembers()]
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz", format=tarfile.PAX_FORMAT) as dst:
+        for m, data in members:
+            if m.name.endswith("/_jsii/bin/" + SCRIPT) or m.name.endswith("/_jsii/bin"):
+                continue
+            if m.name.endswith("/setup.py") and m.name.count("/") == 1:
+                text = data.decode()
+                new = re.sub(r',\n    "scripts": \[\n[^\]]*\]', "", text)
+                if new == text:
+                    raise SystemExit(f"{path}: setup.py has no scripts list to drop")
+                data = new.encode()
+                m.size = len(data)
+            if m.name.endswith("/SOURCES.txt"):
+                data = b"".join(l for l in data.splitlines(keepends=True) if not l.rstrip().endswith(("/_jsii/bin/" + SCRIPT).encode()))
+                m.size = len(data)
+            dst.addfile(m, io.BytesIO(data) if data is not None else None)
+    with open(path, "wb") as f:
+        f.write(out.getvalue())
+
+
+def main() -> None:
+    d = sys.argv[1]
+    wheels = glob.glob(os.path.join(d, "erasure_channel_constructs-*-py3-none-any.whl"))
+    sdists = glob.glob(os.path.join(d, "erasure_channel_constructs-*.tar.gz"))
+    if len(wheels) != 1 or len(sdists) != 1:
+        raise SystemExit(f"{d}: want one jsii wheel and one sdist, found {wheels + sdists}")
+    rewrite_wheel(wheels[0])
+    rewrite_sdist(sdists[0])
+
+
+if __name__ == "__main__":
+    main()
