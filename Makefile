@@ -87,8 +87,9 @@ $(DIST)/.built: $(TOOLS)/node_modules/.installed $(TSPKG)/node_modules/.installe
 	# The check's native builds, one package per platform for each registry (docs/release.md): npm's optional
 	# dependencies, platform-tagged wheels, Maven classifiers.
 	$(NODE) $(TSPKG)/scripts/native-packages.mjs $(DIST)/js
-	python3 tools/release/drop_python_bin.py $(DIST)/python
+	python3 tools/release/python_artifacts.py $(DIST)/python
 	python3 tools/release/check_wheels.py $(TSPKG)/native $(TSPKG_VERSION) $(DIST)/python
+	python3 tools/release/java_artifacts.py $(DIST)/java $(TSPKG_VERSION)
 	python3 tools/release/check_jars.py $(TSPKG)/native $(TSPKG_VERSION) $(DIST)/java
 	touch $@
 

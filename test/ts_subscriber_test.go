@@ -22,6 +22,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasure"
+	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/internal/storeteam"
 	"github.com/linn-cloud/erasure-channel/schema"
@@ -71,7 +72,10 @@ type subscriberSpec struct {
 }
 
 // refusalLine is one line of a refused synth about a subscriber.
-var refusalLine = regexp.MustCompile(`\[[^\]\n]+\] ErasureSubscriber\[[^\n]*`)
+var refusalLine = regexp.MustCompile(`\[[^\]\n]+\] EC\d{3} ErasureSubscriber\[[^\n]*`)
+
+// refusalRule is a refusal line's rule id, after its construct path.
+var refusalRule = regexp.MustCompile(`^(\[[^\]\n]+\] )(EC\d{3}) `)
 
 // TestTypeScriptSubscriberRefusesAsGoDoes: the subscribers of
 // subscriber-refusals.json (every type of the README's refusal table, and
@@ -100,8 +104,11 @@ func TestTypeScriptSubscriberRefusesAsGoDoes(t *testing.T) {
 		var got []string
 		prefix := fmt.Sprintf("[Case%02d/ErasureSubscriber] ErasureSubscriber[%s].", i, c.Name)
 		for _, l := range tsLines {
-			if strings.HasPrefix(l, prefix) {
-				got = append(got, l)
+			if id := refusalRule.FindStringSubmatch(l); id != nil && strings.HasPrefix(refusalRule.ReplaceAllString(l, "$1"), prefix) {
+				if erasurecheck.RuleByID(id[2]) == nil {
+					t.Errorf("%s: %q names no rule of the catalogue", c.Name, l)
+				}
+				got = append(got, refusalRule.ReplaceAllString(l, "$1"))
 			}
 		}
 		if len(got) != len(c.Want) {

@@ -146,9 +146,9 @@ type Finding struct {
 	Line, Column int
 	// Acknowledged is the acknowledgement that covers it, or nil.
 	Acknowledged *Acknowledgement
-	// Fix is what to change, computed from the finding (the statement that
-	// denies, the value it asks for); "" where the rule's Fix says it.
-	Fix string
+	// Its Problem's Fix is what to change, computed from the finding (the
+	// statement that denies, the value it asks for); "" where the rule's Fix
+	// says it.
 }
 
 // PropertyPath is Property joined with dots, as CDK's report and cfn-lint
@@ -208,6 +208,10 @@ func (f *findings) add(r *Rule, id string, path problem.Path, prop []string, for
 }
 
 func (f *findings) addProblem(r *Rule, id string, prop []string, p timing.Problem) {
+	// A finding names its rule (Rule) and words its fix for the template
+	// (fix, or the rule's Fix): not as the construct that shares the
+	// problem's check words them.
+	p.RuleID, p.Fix = "", ""
 	t := f.t
 	if w := f.where[id]; w != nil {
 		t = w

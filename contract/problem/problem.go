@@ -172,9 +172,16 @@ func Parse(s string) Path {
 // breaks. It is an error; its text never holds a message body, key, address
 // or request id, only configuration.
 type Problem struct {
+	// RuleID is the rule the problem breaks, as docs/check-rules.md and the
+	// app-wide check name it (EC201): the construct's refusal and the
+	// check's finding of one value name one rule. "" where no rule names it.
+	RuleID string `json:",omitempty"`
 	Path   Path
 	Type   Type
 	Detail string
+	// Fix is what to change, in the words of whoever reported the problem (a
+	// construct's props, a template's properties); "" when not known.
+	Fix string `json:",omitempty"`
 }
 
 // New is the problem of type t at path.
@@ -182,7 +189,25 @@ func New(path Path, t Type, format string, args ...any) Problem {
 	return Problem{Path: path, Type: t, Detail: fmt.Sprintf(format, args...)}
 }
 
-func (p Problem) String() string { return p.Path.String() + ": " + string(p.Type) + ": " + p.Detail }
+// String is the problem's line: its rule, path, type and detail
+// ("EC201 ErasureSubscriber[orders].handlerTimeout: AboveCap: 120 is above
+// the cap of 60 (…)").
+func (p Problem) String() string {
+	line := p.Path.String() + ": " + string(p.Type) + ": " + p.Detail
+	if p.RuleID != "" {
+		line = p.RuleID + " " + line
+	}
+	return line
+}
+
+// Refusal is the problem as a construct refuses it: its line (String), then
+// its fix on a second line, indented, when it has one.
+func (p Problem) Refusal() string {
+	if p.Fix == "" {
+		return p.String()
+	}
+	return p.String() + "\n  Fix: " + p.Fix
+}
 
 // Error is String: a Problem is an error.
 func (p Problem) Error() string { return p.String() }
@@ -203,6 +228,30 @@ func (l List) Strings() []string {
 		out[i] = p.String()
 	}
 	return out
+}
+
+// Refusals returns each problem's Refusal: its line and its fix.
+func (l List) Refusals() []string {
+	out := make([]string, len(l))
+	for i, p := range l {
+		out[i] = p.Refusal()
+	}
+	return out
+}
+
+// Name gives each problem that has no rule id or fix the ones of names
+// (problems it cannot name keep theirs empty): the reporter's one map
+// from what went wrong to the rule it breaks and what to change.
+func (l List) Name(names func(Problem) (ruleID, fix string)) {
+	for i := range l {
+		id, fix := names(l[i])
+		if l[i].RuleID == "" {
+			l[i].RuleID = id
+		}
+		if l[i].Fix == "" {
+			l[i].Fix = fix
+		}
+	}
 }
 
 func (l List) String() string { return strings.Join(l.Strings(), "\n") }

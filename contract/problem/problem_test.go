@@ -88,6 +88,15 @@ func TestProblemAndListAreErrors(t *testing.T) {
 	if err != nil || string(b) != `{"Path":"S.handlerTimeout","Type":"AboveCap","Detail":"61 is above the cap of 60"}` || json.Unmarshal(b, &back) != nil || back.String() != l[1].String() {
 		t.Errorf("JSON: %s, %v, %+v", b, err, back)
 	}
+	named := List{l[1]}
+	named.Name(func(Problem) (string, string) { return "EC201", "Set handlerTimeout to at most 60." })
+	if got := named[0].Refusal(); got != "EC201 S.handlerTimeout: AboveCap: 61 is above the cap of 60\n  Fix: Set handlerTimeout to at most 60." {
+		t.Errorf("a named problem's refusal: %q", got)
+	}
+	named.Name(func(Problem) (string, string) { return "EC999", "another" })
+	if named[0].RuleID != "EC201" || !strings.HasSuffix(named[0].Fix, "60.") {
+		t.Errorf("Name replaced a rule or fix already given: %+v", named[0])
+	}
 }
 
 // FuzzParse: any string parses to a path without panicking, and rendering

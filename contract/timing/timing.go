@@ -6,6 +6,8 @@
 package timing
 
 import (
+	"fmt"
+
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 )
@@ -80,17 +82,71 @@ func (s Store) WorstCaseSeconds() int {
 	return s.QueueDelaySeconds + 2*pass + s.PassTwoDelaySeconds
 }
 
+// The rules Check applies, by the ids the app-wide check reports them under
+// (docs/check-rules.md; constructs/erasurecheck declares each once, with
+// these ids): a construct's refusal and the check's finding of one value
+// name the same rule.
+const (
+	RuleHandlerTimeoutCap        = "EC201"
+	RuleVisibilityTimeoutDerived = "EC202"
+	RuleMaxReceiveCountCap       = "EC203"
+	RulePassTwoDelayCap          = "EC204"
+	RuleBatchTimeoutCap          = "EC205"
+	RuleBatchSizeLimit           = "EC206"
+	RuleBatchingWindowLimit      = "EC207"
+	RuleRetentionDerived         = "EC208"
+	RuleQueueDelayLimit          = "EC209"
+	RuleWorstCaseWithinExpiry    = "EC210"
+	RuleTimingValueKnownAtSynth  = "EC211"
+)
+
+// fieldRules are the rules of each setting Check judges, by its field.
+var fieldRules = map[string]string{"handlerTimeout": RuleHandlerTimeoutCap, "visibilityTimeout": RuleVisibilityTimeoutDerived,
+	"maxReceiveCount": RuleMaxReceiveCountCap, "passTwoDelay": RulePassTwoDelayCap, "batchTimeout": RuleBatchTimeoutCap,
+	"batchSize": RuleBatchSizeLimit, "maxBatchingWindow": RuleBatchingWindowLimit, "retentionPeriod": RuleRetentionDerived,
+	"queueDelay": RuleQueueDelayLimit}
+
+// unitOf is the unit a setting is given in, as a refusal's fix writes it
+// after a number: " s" for a duration, "" for a count.
+func unitOf(field string) string {
+	if field == "maxReceiveCount" || field == "batchSize" {
+		return ""
+	}
+	return " s"
+}
+
+// RuleOf is the rule a problem of one of Check's settings breaks, wherever
+// it was found (a token or a fraction where a setting is read counts too):
+// a value only deploy knows is EC211, a worst case past R EC210, anything
+// else the setting's own rule. "" for a field Check does not judge.
+func RuleOf(p Problem) string {
+	if _, ok := fieldRules[p.Path.Field()]; !ok {
+		return ""
+	}
+	switch p.Type {
+	case UnresolvedToken:
+		return RuleTimingValueKnownAtSynth
+	case BreaksTiming:
+		return RuleWorstCaseWithinExpiry
+	}
+	return fieldRules[p.Path.Field()]
+}
+
 // Check returns every way s breaks the channel's rules; each problem's path
-// is path's child, the setting (e.g. ErasureSubscriber[space].handlerTimeout).
+// is path's child, the setting (e.g. ErasureSubscriber[space].handlerTimeout),
+// and each carries its rule (RuleOf) and its fix, in the setting's name.
 func (s Store) Check(c contract.Constants, path problem.Path) Problems {
 	var l Problems
 	f := path.Child
+	fix := func(format string, args ...any) { l[len(l)-1].Fix = fmt.Sprintf(format, args...) }
 	capped := func(field string, v, lo, hi int, hiName string) bool {
 		switch {
 		case v < lo:
 			l.Add(f(field), BelowMinimum, "%d is below the minimum of %d", v, lo)
+			fix("Set %s to at least %d%s.", field, lo, unitOf(field))
 		case v > hi:
 			l.Add(f(field), AboveCap, "%d is above the cap of %d (%s)", v, hi, hiName)
+			fix("Set %s to at most %d%s, or leave it out for the default.", field, hi, unitOf(field))
 		default:
 			return true
 		}
@@ -99,6 +155,7 @@ func (s Store) Check(c contract.Constants, path problem.Path) Problems {
 	handlerOK := capped("handlerTimeout", s.HandlerTimeoutSeconds, 1, c.HandlerTimeoutCapSeconds, "T, handlerTimeoutCapSeconds, seconds")
 	if want := VisibilityFor(c, s.HandlerTimeoutSeconds); s.VisibilityTimeoutSeconds != want {
 		l.Add(f("visibilityTimeout"), NotDerived, "%d s is not exactly %d x handlerTimeout (%d s)", s.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier, want)
+		fix("Leave the queue's visibility timeout to the construct: %d s, %d x handlerTimeout.", want, c.VisibilityTimeoutMultiplier)
 	}
 	capped("maxReceiveCount", s.MaxReceiveCount, 1, c.MaxReceiveCount, "N, maxReceiveCount")
 	passCap, passName := c.PassTwoDelayCapSeconds, "X, passTwoDelayCapSeconds, seconds"
@@ -119,6 +176,7 @@ func (s Store) Check(c contract.Constants, path problem.Path) Problems {
 	windowOK := capped("maxBatchingWindow", s.MaxBatchingWindowSeconds, 0, c.AWS.LambdaSQSBatchingWindowMaxSeconds, "AWS's batching window limit, seconds")
 	if s.RetentionSeconds != c.QueueRetentionSeconds {
 		l.Add(f("retentionPeriod"), NotDerived, "%d s is not the channel retention of %d s (queueRetentionSeconds)", s.RetentionSeconds, c.QueueRetentionSeconds)
+		fix("Leave the queue's retention to the construct: %d s.", c.QueueRetentionSeconds)
 	}
 	delayOK := capped("queueDelay", s.QueueDelaySeconds, 0, c.AWS.SQSDelayMaxSeconds, "SQS's delay limit, seconds")
 	if delayOK && s.QueueDelaySeconds > 0 {
@@ -126,6 +184,7 @@ func (s Store) Check(c contract.Constants, path problem.Path) Problems {
 			l.Add(f("queueDelay"), BreaksTiming,
 				"%d s delays every request's first receive: this store's worst case becomes delay + 2((N-1)V + T + N*window) + X = %d s, past R = %d s (expiryPeriodSeconds), and a request can expire unanswered",
 				s.QueueDelaySeconds, worst, c.ExpiryPeriodSeconds)
+			fix("Remove the queue's delay, or shorten it until the worst case ends within %d s.", c.ExpiryPeriodSeconds)
 		}
 	}
 	if windowOK && s.MaxBatchingWindowSeconds > 0 && s.QueueDelaySeconds == 0 {
@@ -133,8 +192,10 @@ func (s Store) Check(c contract.Constants, path problem.Path) Problems {
 			l.Add(f("maxBatchingWindow"), BreaksTiming,
 				"%d s makes this store's worst case 2((N-1)V + T + N*window) + X = %d s, past R = %d s (expiryPeriodSeconds)",
 				s.MaxBatchingWindowSeconds, worst, c.ExpiryPeriodSeconds)
+			fix("Shorten maxBatchingWindow, or leave it out, until the worst case ends within %d s.", c.ExpiryPeriodSeconds)
 		}
 	}
+	l.Name(func(p Problem) (string, string) { return RuleOf(p), "" })
 	return l
 }
 

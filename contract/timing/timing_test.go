@@ -27,18 +27,18 @@ func TestCheckFindsEachProblem(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		mod  func(*Store)
-		want string
+		want string // the line's start: the rule, the path and the type
 	}{
-		{"T", func(s *Store) { s.HandlerTimeoutSeconds++; s.VisibilityTimeoutSeconds += c.VisibilityTimeoutMultiplier }, "S.handlerTimeout: AboveCap"},
-		{"V", func(s *Store) { s.VisibilityTimeoutSeconds-- }, "S.visibilityTimeout: NotDerived"},
-		{"N", func(s *Store) { s.MaxReceiveCount++ }, "S.maxReceiveCount: AboveCap"},
-		{"N zero", func(s *Store) { s.MaxReceiveCount = 0 }, "S.maxReceiveCount: BelowMinimum"},
-		{"X", func(s *Store) { s.PassTwoDelaySeconds++ }, "S.passTwoDelay: AboveCap"},
-		{"b", func(s *Store) { s.BatchTimeoutSeconds++ }, "S.batchTimeout: AboveCap"},
-		{"retention", func(s *Store) { s.RetentionSeconds-- }, "S.retentionPeriod: NotDerived"},
-		{"window", func(s *Store) { s.MaxBatchingWindowSeconds = 1 }, "S.maxBatchingWindow: BreaksTiming"},
-		{"window past AWS", func(s *Store) { s.MaxBatchingWindowSeconds = c.AWS.LambdaSQSBatchingWindowMaxSeconds + 1 }, "S.maxBatchingWindow: AboveCap"},
-		{"batch size", func(s *Store) { s.BatchSize = c.AWS.LambdaSQSBatchSizeMax + 1 }, "S.batchSize: AboveCap"},
+		{"T", func(s *Store) { s.HandlerTimeoutSeconds++; s.VisibilityTimeoutSeconds += c.VisibilityTimeoutMultiplier }, "EC201 S.handlerTimeout: AboveCap"},
+		{"V", func(s *Store) { s.VisibilityTimeoutSeconds-- }, "EC202 S.visibilityTimeout: NotDerived"},
+		{"N", func(s *Store) { s.MaxReceiveCount++ }, "EC203 S.maxReceiveCount: AboveCap"},
+		{"N zero", func(s *Store) { s.MaxReceiveCount = 0 }, "EC203 S.maxReceiveCount: BelowMinimum"},
+		{"X", func(s *Store) { s.PassTwoDelaySeconds++ }, "EC204 S.passTwoDelay: AboveCap"},
+		{"b", func(s *Store) { s.BatchTimeoutSeconds++ }, "EC205 S.batchTimeout: AboveCap"},
+		{"retention", func(s *Store) { s.RetentionSeconds-- }, "EC208 S.retentionPeriod: NotDerived"},
+		{"window", func(s *Store) { s.MaxBatchingWindowSeconds = 1 }, "EC210 S.maxBatchingWindow: BreaksTiming"},
+		{"window past AWS", func(s *Store) { s.MaxBatchingWindowSeconds = c.AWS.LambdaSQSBatchingWindowMaxSeconds + 1 }, "EC207 S.maxBatchingWindow: AboveCap"},
+		{"batch size", func(s *Store) { s.BatchSize = c.AWS.LambdaSQSBatchSizeMax + 1 }, "EC206 S.batchSize: AboveCap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Defaults(c)
@@ -46,6 +46,9 @@ func TestCheckFindsEachProblem(t *testing.T) {
 			got := s.Check(c, problem.Root("S"))
 			if len(got) != 1 || !strings.HasPrefix(got[0].String(), tc.want) {
 				t.Fatalf("got %v, want one %q", got, tc.want)
+			}
+			if got[0].Fix == "" || !strings.Contains(got[0].Refusal(), "\n  Fix: ") {
+				t.Errorf("%s has no fix: %q", tc.want, got[0].Refusal())
 			}
 		})
 	}

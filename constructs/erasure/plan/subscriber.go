@@ -349,7 +349,8 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	d.Suppressions = append(d.Suppressions, NewSuppression(map[string]string{"Serverless-SNSRedrivePolicy": ReasonSNSRedrive, "Serverless-SQSRedrivePolicy": ReasonDLQRedrive},
 		NameQueue, NameDeadLetterQueue))
 	step.Design, step.Final = d, true
-	step.Problems = problems.Strings()
+	problems.Name(subscriberRule(path))
+	step.Problems = problems.Refusals()
 	if step.Problems == nil {
 		step.Problems = []string{}
 	}

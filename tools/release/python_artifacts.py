@@ -1,6 +1,6 @@
-"""Leaves the jsii wheel's and sdist's own `erasure-check` script out.
+"""Finishes the jsii wheel and sdist that jsii-pacmak built.
 
-jsii-pacmak gives every `bin` of package.json to the Python distribution as a
+1. Leaves their own `erasure-check` script out. jsii-pacmak gives every `bin` of package.json to the Python distribution as a
 script that starts the jsii kernel, unpacks the package's tarball and runs
 the npm command in it: seconds a run. The check's command for Python teams is
 the platform wheel's (`erasure-channel-check`, tools/release/check_wheels.py),
@@ -8,7 +8,12 @@ which runs the native build directly; two distributions must not both own
 `bin/erasure-check`, and jsii has no switch to leave a bin out of one target,
 so this rewrites the two artifacts after jsii-pacmak built them.
 
-Usage: python3 drop_python_bin.py DIST_PYTHON_DIR
+2. Adds refusal_hook.py as erasure_channel_constructs/_refusal_hook.py and
+imports it from the package's __init__.py: a construct's refusal then prints
+as one short block, not a JavaScript stack and a traceback around it twice
+(tools/release/refusal_hook.py says how).
+
+Usage: python3 python_artifacts.py DIST_PYTHON_DIR
 """
 import base64
 import glob
@@ -21,6 +26,18 @@ import tarfile
 import zipfile
 
 SCRIPT = "erasure-check"
+HOOK = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "refusal_hook.py"), "rb").read()
+HOOK_MODULE = "_refusal_hook.py"
+IMPORT = b"\n\nfrom . import _refusal_hook as _refusal_hook  # the channel's refusals as a short block (not jsii's)\n"
+
+
+def with_hook(name: str, data: bytes) -> bytes:
+    """data, the package's __init__.py with the hook's import appended (else as it is)."""
+    if name.endswith("erasure_channel_constructs/__init__.py"):
+        if b"_refusal_hook" in data:
+            raise SystemExit(f"{name} already imports the refusal hook")
+        return data.rstrip(b"\n") + IMPORT
+    return data
 
 
 def rewrite_wheel(path: str) -> None:
@@ -29,7 +46,11 @@ def rewrite_wheel(path: str) -> None:
     dropped = [i.filename for i, _ in entries if i.filename.endswith(".data/scripts/" + SCRIPT)]
     if len(dropped) != 1:
         raise SystemExit(f"{path}: expected one scripts/{SCRIPT}, found {dropped}")
-    kept = [(i, b) for i, b in entries if i.filename not in dropped]
+    kept = [(i, with_hook(i.filename, b)) for i, b in entries if i.filename not in dropped]
+    init = next(i for i, _ in kept if i.filename == "erasure_channel_constructs/__init__.py")
+    hook_info = zipfile.ZipInfo("erasure_channel_constructs/" + HOOK_MODULE, date_time=init.date_time)
+    hook_info.external_attr, hook_info.compress_type = init.external_attr, zipfile.ZIP_DEFLATED
+    kept.insert(kept.index(next(e for e in kept if e[0] is init)) + 1, (hook_info, HOOK))
     record_name = next(i.filename for i, _ in kept if i.filename.endswith(".dist-info/RECORD"))
     rows = []
     for info, data in kept:
@@ -62,6 +83,14 @@ def rewrite_sdist(path: str) -> None:
                     raise SystemExit(f"{path}: setup.py has no scripts list to drop")
                 data = new.encode()
                 m.size = len(data)
+            if m.name.endswith("/src/erasure_channel_constructs/__init__.py"):
+                data = with_hook("erasure_channel_constructs/__init__.py", data)
+                m.size = len(data)
+                dst.addfile(m, io.BytesIO(data))
+                hook = tarfile.TarInfo(m.name.rsplit("/", 1)[0] + "/" + HOOK_MODULE)
+                hook.size, hook.mtime, hook.mode = len(HOOK), m.mtime, m.mode
+                dst.addfile(hook, io.BytesIO(HOOK))
+                continue
             if m.name.endswith("/SOURCES.txt"):
                 data = b"".join(l for l in data.splitlines(keepends=True) if not l.rstrip().endswith(("/_jsii/bin/" + SCRIPT).encode()))
                 m.size = len(data)
