@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
+	"slices"
 	"sort"
 	"strings"
 
@@ -216,10 +217,35 @@ func (a *assembly) assemblyAcknowledgements() ([]Acknowledgement, error) {
 }
 
 // acknowledge marks each finding an acknowledgement covers, and adds a
-// warning for each acknowledgement that covers none.
+// warning (EC001) for each acknowledgement that covers none. An
+// acknowledgement of EC001 itself covers those warnings on its scope (a team
+// keeps acknowledgements there that may match nothing, for a variant of its
+// app) and is never one: what CDK's report offers under EC001 is honoured.
 func acknowledge(res *Result, acks []Acknowledgement) {
-	for i := range res.Findings {
-		f := &res.Findings[i]
+	var stale []Acknowledgement
+	for _, k := range acks {
+		if k.Rule == ruleStaleAcknowledgement.ID {
+			stale = append(stale, k)
+		}
+	}
+	acks = slices.DeleteFunc(slices.Clone(acks), func(k Acknowledgement) bool { return k.Rule == ruleStaleAcknowledgement.ID })
+	cover(res.Findings, acks)
+	first := len(res.Findings)
+	for _, k := range acks {
+		if k.matched {
+			continue
+		}
+		res.Findings = append(res.Findings, Finding{Rule: ruleStaleAcknowledgement, ConstructPath: k.ConstructPath, Stack: k.Stack, LogicalID: k.LogicalID,
+			Problem: problemOf(ruleStaleAcknowledgement, problem.Root("Acknowledgement").Key(k.Rule+" on "+k.Where()),
+				fmt.Sprintf("the acknowledgement (%s) matches no finding of %s there: remove it, or point it at the finding", k.Source, k.Rule))})
+	}
+	cover(res.Findings[first:], stale)
+}
+
+// cover marks each finding the first of acks that covers it.
+func cover(findings Findings, acks []Acknowledgement) {
+	for i := range findings {
+		f := &findings[i]
 		for j := range acks {
 			if acks[j].covers(*f) {
 				acks[j].matched = true
@@ -229,14 +255,6 @@ func acknowledge(res *Result, acks []Acknowledgement) {
 				}
 			}
 		}
-	}
-	for _, k := range acks {
-		if k.matched {
-			continue
-		}
-		res.Findings = append(res.Findings, Finding{Rule: ruleStaleAcknowledgement, ConstructPath: k.ConstructPath, Stack: k.Stack, LogicalID: k.LogicalID,
-			Problem: problemOf(ruleStaleAcknowledgement, problem.Root("Acknowledgement").Key(k.Rule+" on "+k.Where()),
-				fmt.Sprintf("the acknowledgement (%s) matches no finding of %s there: remove it, or point it at the finding", k.Source, k.Rule))})
 	}
 }
 

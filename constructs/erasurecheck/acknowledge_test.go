@@ -2,8 +2,11 @@ package erasurecheck
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 )
 
 // TestParseAcknowledgements: the file's shape, from raw bytes: a good entry
@@ -58,4 +61,69 @@ func FuzzParseAcknowledgements(f *testing.F) {
 			}
 		}
 	})
+}
+
+// cdkOffersAcknowledgement is CDK's isSuppressibleViolation
+// (@aws-cdk/cloud-assembly-api, validation/parsing.js): CDK's report offers
+// "Acknowledge with '<plugin>::<rule>'" under every violation that is not
+// fatal (a violation converted from an error annotation aside, which the
+// check never reports).
+func cdkOffersAcknowledgement(v Violation) bool { return !strings.EqualFold(v.Severity, "fatal") }
+
+// TestCDKOffersOnlyWhatTheCheckHonours: for every rule of the catalogue, CDK
+// offers an acknowledgement under its finding exactly when the check honours
+// one (Rule.Acknowledgeable, which Acknowledge and CDK's own
+// acknowledgement both obey), and an acknowledged finding is no longer
+// offered one.
+func TestCDKOffersOnlyWhatTheCheckHonours(t *testing.T) {
+	for _, r := range Rules() {
+		f := Finding{Rule: r, Problem: problemOf(r, problem.Root("S"), "detail")}
+		if got := cdkOffersAcknowledgement(ViolationOf(f)); got != r.Acknowledgeable {
+			t.Errorf("%s (%s, %s): CDK offers an acknowledgement %v, the check honours one %v", r.ID, r.Name, r.Severity, got, r.Acknowledgeable)
+		}
+		f.Acknowledged = &Acknowledgement{Rule: r.ID, Reason: "a reason long enough to pass"}
+		if v := ViolationOf(f); v.Severity != "info" {
+			t.Errorf("%s acknowledged: severity %s, want info", r.ID, v.Severity)
+		}
+	}
+}
+
+// TestAcknowledgingEC001: an acknowledgement that matches no finding is an
+// EC001 warning; an acknowledgement of EC001 on its scope covers that
+// warning (what CDK's report offers under it), and is itself never one,
+// whether or not anything on its scope is stale.
+func TestAcknowledgingEC001(t *testing.T) {
+	clean := filepath.Join("testdata", "store-clean.yaml")
+	const stale = "  - {rule: EC323, logicalId: NoSuchRole, reason: kept for the staging variant of the app}\n"
+	const keep = "  - {rule: EC001, logicalId: NoSuchRole, reason: the staging variant has this role and this one not}\n"
+	for name, c := range map[string]struct {
+		acks              string
+		ec001, acked, ack int
+	}{
+		"a stale acknowledgement":   {stale, 1, 0, 0},
+		"it, acknowledged by EC001": {stale + keep, 1, 1, 0},
+		"EC001 with nothing stale":  {keep, 0, 0, 0},
+		"EC001 on another resource": {stale + strings.Replace(keep, "NoSuchRole", "Other", 1), 1, 0, 0},
+	} {
+		acks, err := ParseAcknowledgements([]byte("acknowledgements:\n"+c.acks), "acks.yaml")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		res, err := CheckPaths([]string{clean}, Config{TopicArns: []string{benchTopic}, Acknowledgements: acks})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ec001, acked := 0, 0
+		for _, f := range res.Findings {
+			if f.Rule != nil && f.Rule.ID == "EC001" {
+				ec001++
+				if f.Acknowledged != nil {
+					acked++
+				}
+			}
+		}
+		if ec001 != c.ec001 || acked != c.acked {
+			t.Errorf("%s: %d EC001 warnings, %d acknowledged; want %d, %d", name, ec001, acked, c.ec001, c.acked)
+		}
+	}
 }

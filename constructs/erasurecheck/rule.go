@@ -99,6 +99,11 @@ func declare(r Rule) *Rule {
 	if r.Severity == "" {
 		r.Severity = SeverityError
 	}
+	if r.Severity == SeverityWarning && !r.Acknowledgeable {
+		// CDK's report offers an acknowledgement under every violation but a
+		// fatal one: a warning is never fatal, so it must be one a team may make.
+		panic("erasurecheck: rule " + r.ID + " is a warning that may not be acknowledged")
+	}
 	c := contract.Channel()
 	for _, text := range []*string{&r.Title, &r.Why, &r.Fix} {
 		*text = constantRef.ReplaceAllStringFunc(*text, func(m string) string {

@@ -43,10 +43,10 @@ var (
 		Title: "Each KMS key's policy lets the stack's CloudFormation execution role administer it",
 		Why:   "KMS refuses to create a key whose policy would not let the creating principal (CloudFormation's execution role) call kms:PutKeyPolicy: the deploy fails.",
 		Fix:   "Name the synthesizer's execution role among the construct's administrators (ErasureSubscriberProps.administrators, ErasureChannelProps.administrators)."})
-	ruleStaleAcknowledgement = declare(Rule{ID: "EC001", Name: "AcknowledgementMatches", Type: timing.Invalid, Severity: SeverityWarning, Source: FromCheck,
+	ruleStaleAcknowledgement = declare(Rule{ID: "EC001", Name: "AcknowledgementMatches", Type: timing.Invalid, Severity: SeverityWarning, Source: FromCheck, Acknowledgeable: true,
 		Title: "Every acknowledgement matches a finding",
 		Why:   "An acknowledgement that matches nothing is stale: the finding it answered is gone, or it names the wrong rule or resource, and it would silently cover a later one.",
-		Fix:   "Remove the acknowledgement, or point it at the finding's rule and resource."})
+		Fix:   "Remove the acknowledgement, or point it at the finding's rule and resource; or acknowledge EC001 on the scope that keeps it on purpose."})
 )
 
 // checkTransforms: a template that declares a macro (SAM's
