@@ -9,6 +9,7 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 	"github.com/linn-cloud/erasure-channel/internal/local"
 	"github.com/linn-cloud/erasure-channel/stacks"
@@ -48,7 +49,7 @@ func (f synthFlags) synthesize(g *globals) ([]local.TemplateStore, error) {
 }
 
 // wiringProblems runs the app-wide check over the cloud assembly in dir.
-func wiringProblems(dir string) (timing.Problems, error) {
+func wiringProblems(dir string) (problem.List, error) {
 	r, err := erasurecheck.CheckDirectory(dir, erasurecheck.Config{})
 	if err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ type bitmapRow struct {
 }
 
 // storeRows is one row per store, with its problems from the app-wide check.
-func storeRows(stores []local.TemplateStore, wiring timing.Problems, c contract.Constants) []storeRow {
+func storeRows(stores []local.TemplateStore, wiring problem.List, c contract.Constants) []storeRow {
 	var rows []storeRow
 	for _, s := range stores {
 		st := s.Spec.Settings

@@ -12,7 +12,6 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // Shape is what a bitmap store's bucket will deploy, read from its
@@ -123,17 +122,17 @@ var archiveClasses = map[string]bool{"GLACIER": true, "DEEP_ARCHIVE": true}
 // the library when its prefix and the library's overlap (an empty prefix
 // reaches everything); a tag or size filter never makes a rule safe, since
 // the check does not rely on what a writer tags or how large an object is.
-func Check(s Shape, prefix string, c contract.Constants, path problem.Path) timing.Problems {
-	var l timing.Problems
+func Check(s Shape, prefix string, c contract.Constants, path problem.Path) problem.List {
+	var l problem.List
 	capDays := c.NoncurrentVersionExpiryCapDays
 	if s.ObjectLockEnabled {
-		l.Add(path.Child("objectLockEnabled"), timing.BreaksErasure, "object lock keeps WORM copies that no erasure can delete; turn it off (crypto-shred is the only erasure under WORM)")
+		l.Add(path.Child("objectLockEnabled"), problem.BreaksErasure, "object lock keeps WORM copies that no erasure can delete; turn it off (crypto-shred is the only erasure under WORM)")
 	}
 	if !s.Versioned {
-		l.Add(path.Child("versioned"), timing.Invalid, "versioning is off: the registry has no history to restore from; turn it on and bound noncurrent versions with a noncurrent-version expiry")
+		l.Add(path.Child("versioned"), problem.Invalid, "versioning is off: the registry has no history to restore from; turn it on and bound noncurrent versions with a noncurrent-version expiry")
 	}
 	noncurrentOK, abortOK := false, false
-	var aboveCap timing.Problems // reported only if no rule within the cap covers the prefix (S3 applies the shortest)
+	var aboveCap problem.List // reported only if no rule within the cap covers the prefix (S3 applies the shortest)
 	for i, r := range s.Rules {
 		rp := path.Child("lifecycleRules").Index(i)
 		if id, ok := Field(r, "Id").(string); ok && id != "" {
@@ -143,22 +142,22 @@ func Check(s Shape, prefix string, c contract.Constants, path problem.Path) timi
 		reaches := Enabled(r) && (strings.HasPrefix(prefix, p) || strings.HasPrefix(p, prefix))
 		if reaches {
 			if days, ok := intField(r, "ExpirationInDays"); ok {
-				l.Add(rp.Child("expiration"), timing.BreaksErasure, "expires current versions after %d days under %q, which reaches the registry rows, tombstones, due-index pointers and generations under %q: a rule cannot tell them apart; remove it (retire segments with dropSegment)", days, p, prefix)
+				l.Add(rp.Child("expiration"), problem.BreaksErasure, "expires current versions after %d days under %q, which reaches the registry rows, tombstones, due-index pointers and generations under %q: a rule cannot tell them apart; remove it (retire segments with dropSegment)", days, p, prefix)
 			}
 			if Field(r, "ExpirationDate") != nil {
-				l.Add(rp.Child("expirationDate"), timing.BreaksErasure, "expires current versions under %q, which reaches the registry rows, tombstones, due-index pointers and generations under %q; remove it", p, prefix)
+				l.Add(rp.Child("expirationDate"), problem.BreaksErasure, "expires current versions under %q, which reaches the registry rows, tombstones, due-index pointers and generations under %q; remove it", p, prefix)
 			}
 			if ts, ok := Field(r, "Transitions").([]any); ok {
 				for _, t := range ts {
 					tm, _ := t.(map[string]any)
 					if sc, _ := Field(tm, "StorageClass").(string); archiveClasses[sc] {
-						l.Add(rp.Child("transitions"), timing.BreaksErasure, "moves current versions under %q to %s, where the store can no longer read, erase or verify them; transition noncurrent versions only", p, sc)
+						l.Add(rp.Child("transitions"), problem.BreaksErasure, "moves current versions under %q to %s, where the store can no longer read, erase or verify them; transition noncurrent versions only", p, sc)
 					}
 				}
 			}
 			if nve, ok := Field(r, "NoncurrentVersionExpiration").(map[string]any); ok {
 				if n, ok := intField(nve, "NewerNoncurrentVersions"); ok && n > 0 {
-					l.Add(rp.Child("noncurrentVersionsToRetain"), timing.BreaksErasure, "keeps %d noncurrent versions past the expiry, so an erased id can linger without bound; remove it", n)
+					l.Add(rp.Child("noncurrentVersionsToRetain"), problem.BreaksErasure, "keeps %d noncurrent versions past the expiry, so an erased id can linger without bound; remove it", n)
 				}
 			}
 		}
@@ -171,7 +170,7 @@ func Check(s Shape, prefix string, c contract.Constants, path problem.Path) timi
 		}
 		if ok {
 			if days > capDays {
-				aboveCap.Add(rp.Child("noncurrentVersionExpiration"), timing.AboveCap, "%d days is above the cap of %d (noncurrentVersionExpiryCapDays, days)", days, capDays)
+				aboveCap.Add(rp.Child("noncurrentVersionExpiration"), problem.AboveCap, "%d days is above the cap of %d (noncurrentVersionExpiryCapDays, days)", days, capDays)
 			} else {
 				noncurrentOK = true
 			}
@@ -187,10 +186,10 @@ func Check(s Shape, prefix string, c contract.Constants, path problem.Path) timi
 	case len(aboveCap) > 0:
 		l = append(l, aboveCap...)
 	default:
-		l.Add(path.Child("noncurrentVersionExpiration"), timing.Missing, "versioning without a noncurrent-version expiry of at most %d days covering %q: erased ids would linger in noncurrent versions without bound", capDays, prefix)
+		l.Add(path.Child("noncurrentVersionExpiration"), problem.Missing, "versioning without a noncurrent-version expiry of at most %d days covering %q: erased ids would linger in noncurrent versions without bound", capDays, prefix)
 	}
 	if !abortOK {
-		l.Add(path.Child("abortIncompleteMultipartUpload"), timing.Missing, "no rule covering %q aborts incomplete multipart uploads: a failed large write leaves parts no listing shows", prefix)
+		l.Add(path.Child("abortIncompleteMultipartUpload"), problem.Missing, "no rule covering %q aborts incomplete multipart uploads: a failed large write leaves parts no listing shows", prefix)
 	}
 	return l
 }

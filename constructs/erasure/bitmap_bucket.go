@@ -18,7 +18,6 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/bucketrule"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // DefaultBitmapPrefix is the bitmap library's default key prefix.
@@ -92,7 +91,7 @@ type BitmapStoreBucket struct {
 
 	path       problem.Path
 	constants  contract.Constants
-	problems   timing.Problems // from props, known at construction
+	problems   problem.List // from props, known at construction
 	attached   []*ErasureSubscriber
 	loaders    []string
 	ownKey     awskms.Key             // the key the construct made, whose policy it locks
@@ -115,16 +114,16 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 		b.Prefix = DefaultBitmapPrefix
 	}
 	if !validBitmapPrefix(b.Prefix) {
-		b.problems.Add(b.path.Child("prefix"), timing.Invalid, "%q is not a key prefix: 1 to 128 of a-z, 0-9, ., _, - and /, ending in /", b.Prefix)
+		b.problems.Add(b.path.Child("prefix"), problem.Invalid, "%q is not a key prefix: 1 to 128 of a-z, 0-9, ., _, - and /, ending in /", b.Prefix)
 	}
 
 	b.ReadTTLMillis = defaultReadTTLMillis
 	if props.ReadTTL != nil {
 		b.ReadTTLMillis = 0
 		if u := props.ReadTTL.IsUnresolved(); u != nil && *u {
-			b.problems.Add(b.path.Child("readTtl"), timing.UnresolvedToken, "a token cannot be checked against the pass-two delay at synth; give a literal duration")
+			b.problems.Add(b.path.Child("readTtl"), problem.UnresolvedToken, "a token cannot be checked against the pass-two delay at synth; give a literal duration")
 		} else if ms := *props.ReadTTL.ToMilliseconds(nil); ms < 1 {
-			b.problems.Add(b.path.Child("readTtl"), timing.BelowMinimum, "%g ms gives no bound: other processes would serve an erased id until they restart", ms)
+			b.problems.Add(b.path.Child("readTtl"), problem.BelowMinimum, "%g ms gives no bound: other processes would serve an erased id until they restart", ms)
 		} else {
 			b.ReadTTLMillis = int(ms)
 		}
@@ -215,13 +214,13 @@ func validBitmapPrefix(p string) bool {
 }
 
 // wholeDays reads d as whole days, adding a problem for a token or a fraction.
-func wholeDays(l *timing.Problems, path problem.Path, d awscdk.Duration) (int, bool) {
+func wholeDays(l *problem.List, path problem.Path, d awscdk.Duration) (int, bool) {
 	s, ok := wholeSeconds(l, path, d)
 	if !ok {
 		return 0, false
 	}
 	if s <= 0 || s%86400 != 0 {
-		l.Add(path, timing.Invalid, "%d s is not a positive whole number of days", s)
+		l.Add(path, problem.Invalid, "%d s is not a positive whole number of days", s)
 		return 0, false
 	}
 	return s / 86400, true
@@ -267,7 +266,7 @@ func (b *BitmapStoreBucket) GrantLibrary(grantee awsiam.IGrantable) {
 func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 	b.attached = append(b.attached, s)
 	if len(b.attached) > 1 {
-		b.problems.Add(b.path.Child("attachTo"), timing.Invalid, "a bitmap store's bucket serves one store: only its handler (and Loaders) may read and write it")
+		b.problems.Add(b.path.Child("attachTo"), problem.Invalid, "a bitmap store's bucket serves one store: only its handler (and Loaders) may read and write it")
 		return
 	}
 	if s.Function == nil {
@@ -303,8 +302,8 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 // Problems returns every problem of the bucket as it will deploy: its props,
 // its lifecycle rules, object lock and versioning, and the read TTL against
 // each attached store's pass-two delay.
-func (b *BitmapStoreBucket) Problems() timing.Problems {
-	l := append(timing.Problems(nil), b.problems...)
+func (b *BitmapStoreBucket) Problems() problem.List {
+	l := append(problem.List(nil), b.problems...)
 	shape := bucketrule.Shape{Versioned: true, ObjectLockEnabled: b.objectLock}
 	for i, r := range b.rules {
 		shape.Rules = append(shape.Rules, ruleShape(&l, b.path.Child("lifecycleRules"), i, r))
@@ -312,7 +311,7 @@ func (b *BitmapStoreBucket) Problems() timing.Problems {
 	l = append(l, bucketrule.Check(shape, b.Prefix, b.constants, b.path)...)
 	for _, s := range b.attached {
 		if b.ReadTTLMillis > 0 && b.ReadTTLMillis > s.Settings.PassTwoDelaySeconds*1000 {
-			l.Add(b.path.Child("readTtl"), timing.AboveCap, "%d ms is above subscriber %s's pass-two delay of %d s: pass two could run while another process still serves the id", b.ReadTTLMillis, s.Name, s.Settings.PassTwoDelaySeconds)
+			l.Add(b.path.Child("readTtl"), problem.AboveCap, "%d ms is above subscriber %s's pass-two delay of %d s: pass two could run while another process still serves the id", b.ReadTTLMillis, s.Name, s.Settings.PassTwoDelaySeconds)
 		}
 	}
 	return l

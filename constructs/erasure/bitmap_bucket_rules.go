@@ -5,8 +5,6 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
-
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // ruleShape renders a CDK lifecycle rule in the CloudFormation shape
@@ -15,7 +13,7 @@ import (
 //
 // rules is the lifecycle rules' path, i this rule's index among them (its
 // Id, when it has one, names it instead).
-func ruleShape(l *timing.Problems, rules problem.Path, i int, r *awss3.LifecycleRule) map[string]any {
+func ruleShape(l *problem.List, rules problem.Path, i int, r *awss3.LifecycleRule) map[string]any {
 	m := map[string]any{"Status": "Enabled"}
 	path := rules.Index(i)
 	if r.Id != nil {
@@ -42,7 +40,7 @@ func ruleShape(l *timing.Problems, rules problem.Path, i int, r *awss3.Lifecycle
 			return 0, false
 		}
 		if u := d.IsUnresolved(); u != nil && *u {
-			l.Add(path.Child(field), timing.UnresolvedToken, "a token cannot be checked at synth; give a literal duration")
+			l.Add(path.Child(field), problem.UnresolvedToken, "a token cannot be checked at synth; give a literal duration")
 			return 0, false
 		}
 		return *d.ToDays(nil), true

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -21,7 +22,6 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // ErasureChannelProps configures the channel.
@@ -140,17 +140,17 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	if len(ch.responseReaders) == 0 {
 		ch.responseReaders = props.Publishers
 	}
-	var problems timing.Problems
+	var problems problem.List
 	for i, a := range props.StoreAccounts {
 		if !isAccountID(a) {
-			problems.Add(problem.Root("ErasureChannel").Child("storeAccounts").Index(i), timing.Invalid, "%q is not a 12-digit AWS account id", a)
+			problems.Add(problem.Root("ErasureChannel").Child("storeAccounts").Index(i), problem.Invalid, "%q is not a 12-digit AWS account id", a)
 		}
 	}
 	problems = append(problems, checkRoster(props.Stores, props.StoreAccounts)...)
 	if o := props.OrganizationID; o != "" && !contract.IsOrganizationID(o) {
-		problems.Add(problem.Root("ErasureChannel").Child("organizationId"), timing.Invalid, "%q is not an AWS Organizations id: o- and 10 to 32 of a-z and 0-9", o)
+		problems.Add(problem.Root("ErasureChannel").Child("organizationId"), problem.Invalid, "%q is not an AWS Organizations id: o- and 10 to 32 of a-z and 0-9", o)
 	} else if o != "" && len(props.Stores) == 0 {
-		problems.Add(problem.Root("ErasureChannel").Child("organizationId"), timing.Invalid, "an organisation admits the roster's handlers (Stores): give the roster, not StoreAccounts")
+		problems.Add(problem.Root("ErasureChannel").Child("organizationId"), problem.Invalid, "an organisation admits the roster's handlers (Stores): give the roster, not StoreAccounts")
 	}
 	checkPrincipalArns(&problems, problem.Root("ErasureChannel").Child("publishers"), props.Publishers, false)
 	checkPrincipalArns(&problems, problem.Root("ErasureChannel").Child("responseReaders"), props.ResponseReaders, false)

@@ -25,7 +25,6 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // The ledger functions' role names: fixed, so that the channel's lockdown can
@@ -107,9 +106,9 @@ type ErasureLedger struct {
 func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedgerProps) *ErasureLedger {
 	this := constructs.NewConstruct(scope, id)
 	l := &ErasureLedger{Construct: this}
-	var problems timing.Problems
+	var problems problem.List
 	if props == nil || props.Channel == nil || props.Code == nil {
-		problems.Add(problem.Root("ErasureLedger"), timing.Missing, "an ErasureLedger needs its Channel and Code (the ledger's Lambda handler)")
+		problems.Add(problem.Root("ErasureLedger"), problem.Missing, "an ErasureLedger needs its Channel and Code (the ledger's Lambda handler)")
 		this.Node().AddValidation(problemsValidation(problems))
 		return l
 	}
@@ -117,10 +116,10 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	ch := props.Channel
 	st := awscdk.Stack_Of(this)
 	if !namesRole(ch.responseReaders, *st.Account(), LedgerReaderRoleName) {
-		problems.Add(problem.Root("ErasureLedger").Child("channel").Child("responseReaders"), timing.Missing, "the channel's ResponseReaders must name the ledger's reader role ("+LedgerReaderRoleName+", LedgerPrincipals): its lockdown would deny the reader the response queue")
+		problems.Add(problem.Root("ErasureLedger").Child("channel").Child("responseReaders"), problem.Missing, "the channel's ResponseReaders must name the ledger's reader role ("+LedgerReaderRoleName+", LedgerPrincipals): its lockdown would deny the reader the response queue")
 	}
 	if !namesRole(ch.publishers, *st.Account(), LedgerSweeperRoleName) {
-		problems.Add(problem.Root("ErasureLedger").Child("channel").Child("publishers"), timing.Missing, "the channel's Publishers must name the ledger's sweeper role ("+LedgerSweeperRoleName+", LedgerPrincipals): its lockdown would deny the sweeper's re-broadcasts")
+		problems.Add(problem.Root("ErasureLedger").Child("channel").Child("publishers"), problem.Missing, "the channel's Publishers must name the ledger's sweeper role ("+LedgerSweeperRoleName+", LedgerPrincipals): its lockdown would deny the sweeper's re-broadcasts")
 	}
 
 	l.Key = newKey(this, "Key", "Erasure ledger: encrypts the ledger's table and its secret")
@@ -174,12 +173,12 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 
 	for n := range props.RoleIDs {
 		if !ch.roster.has(n) {
-			problems.Add(problem.Root("ErasureLedger").Child("roleIds").Key(n), timing.Missing, "a role id is given for a store that is not on the channel's roster")
+			problems.Add(problem.Root("ErasureLedger").Child("roleIds").Key(n), problem.Missing, "a role id is given for a store that is not on the channel's roster")
 		}
 	}
 	for n := range props.LingeringDays {
 		if !ch.roster.has(n) {
-			problems.Add(problem.Root("ErasureLedger").Child("lingeringDays").Key(n), timing.Missing, "lingering days are given for a store that is not on the channel's roster")
+			problems.Add(problem.Root("ErasureLedger").Child("lingeringDays").Key(n), problem.Missing, "lingering days are given for a store that is not on the channel's roster")
 		}
 	}
 	// The roster lives in SSM parameters (pages of at most

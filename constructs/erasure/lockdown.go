@@ -17,7 +17,6 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // locked is a resource of a construct built once per app and its
@@ -181,7 +180,7 @@ func administratorsOr(scope constructs.Construct, admins []string) []string {
 
 // checkPrincipalArns lists every entry of arns that is not an IAM role or
 // user ARN (patterns only where patterns is true).
-func checkPrincipalArns(l *timing.Problems, path problem.Path, arns []string, patterns bool) {
+func checkPrincipalArns(l *problem.List, path problem.Path, arns []string, patterns bool) {
 	for i, a := range arns {
 		if isToken(&a) {
 			continue // a reference to a role of the app
@@ -198,7 +197,7 @@ func checkPrincipalArns(l *timing.Problems, path problem.Path, arns []string, pa
 			if patterns {
 				what = "an IAM role or user ARN or ARN pattern (arn:aws:iam::<account>:role/<name>)"
 			}
-			l.Add(path.Index(i), timing.Invalid, "entry %d is not %s", i, what)
+			l.Add(path.Index(i), problem.Invalid, "entry %d is not %s", i, what)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // RosterStore is one store on the channel's roster: who may answer.
@@ -25,23 +24,23 @@ func rosterHandlers() string {
 }
 
 // checkRoster lists every problem of a roster.
-func checkRoster(stores []RosterStore, legacyAccounts []string) timing.Problems {
-	var l timing.Problems
+func checkRoster(stores []RosterStore, legacyAccounts []string) problem.List {
+	var l problem.List
 	seen := map[string]bool{}
 	for i, s := range stores {
 		path := problem.Root("ErasureChannel").Child("stores").Index(i)
 		if !contract.IsSubscriberName(s.Name) {
-			l.Add(path.Child("name"), timing.Invalid, "%q is not a subscriber name: 1 to 64 of a-z, 0-9 and -, starting with a letter", s.Name)
+			l.Add(path.Child("name"), problem.Invalid, "%q is not a subscriber name: 1 to 64 of a-z, 0-9 and -, starting with a letter", s.Name)
 		} else if seen[s.Name] {
-			l.Add(path.Child("name"), timing.Invalid, "%q is on the roster twice", s.Name)
+			l.Add(path.Child("name"), problem.Invalid, "%q is on the roster twice", s.Name)
 		}
 		seen[s.Name] = true
 		if s.Account != "" && !isAccountID(s.Account) {
-			l.Add(path.Child("account"), timing.Invalid, "%q is not a 12-digit AWS account id", s.Account)
+			l.Add(path.Child("account"), problem.Invalid, "%q is not a 12-digit AWS account id", s.Account)
 		}
 	}
 	if len(stores) > 0 && len(legacyAccounts) > 0 {
-		l.Add(problem.Root("ErasureChannel").Child("storeAccounts"), timing.Invalid, "give the roster (Stores) alone: the store accounts are derived from it, and an account listed without its stores would let every principal in it answer")
+		l.Add(problem.Root("ErasureChannel").Child("storeAccounts"), problem.Invalid, "give the roster (Stores) alone: the store accounts are derived from it, and an account listed without its stores would let every principal in it answer")
 	}
 	return l
 }

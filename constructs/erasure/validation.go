@@ -2,10 +2,10 @@ package erasure
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // validation hands a construct's problems to CDK: synth fails with every
@@ -14,7 +14,7 @@ import (
 type validation struct{ lines []string }
 
 // problemsValidation is the validation of problems.
-func problemsValidation(problems timing.Problems) *validation {
+func problemsValidation(problems problem.List) *validation {
 	return &validation{lines: problems.Strings()}
 }
 
@@ -29,6 +29,6 @@ func (v *validation) Validate() *[]*string {
 
 // wholeSeconds reads d as whole seconds (plan.WholeSeconds). ok is false,
 // with a problem added, for an unresolved token or a fraction of a second.
-func wholeSeconds(l *timing.Problems, path problem.Path, d awscdk.Duration) (int, bool) {
+func wholeSeconds(l *problem.List, path problem.Path, d awscdk.Duration) (int, bool) {
 	return plan.WholeSeconds(l, path, durationFact(d))
 }

@@ -2,14 +2,14 @@ package erasurecheck
 
 import (
 	"fmt"
-	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"sort"
 	"strings"
+
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // Cell is one row of the access matrix: may this principal take this action
@@ -146,7 +146,7 @@ func (m *AccessMatrix) findings() Findings { return m.findingsOf(func(Cell) bool
 func (m *AccessMatrix) findingsOf(keep func(Cell) bool) Findings {
 	type group struct {
 		resource string
-		typ      timing.ProblemType
+		typ      problem.Type
 	}
 	var order []group
 	cells := map[group][]Cell{}
@@ -154,12 +154,12 @@ func (m *AccessMatrix) findingsOf(keep func(Cell) bool) Findings {
 		if !keep(c) {
 			continue
 		}
-		typ := timing.BreaksErasure
+		typ := problem.BreaksErasure
 		switch {
 		case c.Got == Undecided:
-			typ = timing.Invalid
+			typ = problem.Invalid
 		case c.Want == Allowed:
-			typ = timing.Missing
+			typ = problem.Missing
 		}
 		g := group{c.Resource, typ}
 		if cells[g] == nil {
@@ -181,9 +181,9 @@ func (m *AccessMatrix) findingsOf(keep func(Cell) bool) Findings {
 		first := list[0]
 		var detail string
 		switch g.typ {
-		case timing.Invalid:
+		case problem.Invalid:
 			detail = fmt.Sprintf("the check cannot judge %d cells (%s): %s; use the condition operators the channel's policies use, or leave the statement out", len(list), strings.Join(names, ", "), first.Because)
-		case timing.Missing:
+		case problem.Missing:
 			detail = fmt.Sprintf("the channel needs %d cells allowed, and the synthesized policies deny them (%s; first: %s): the data path fails at run time", len(list), strings.Join(names, ", "), first.Because)
 		default:
 			detail = fmt.Sprintf("the channel needs %d cells denied, and the synthesized policies allow them (%s; first: %s): narrow the policy", len(list), strings.Join(names, ", "), first.Because)
@@ -191,13 +191,13 @@ func (m *AccessMatrix) findingsOf(keep func(Cell) bool) Findings {
 		r := m.targets[g.resource]
 		rule := ruleAccessWidened
 		switch g.typ {
-		case timing.Invalid:
+		case problem.Invalid:
 			rule = ruleAccessJudgeable
-		case timing.Missing:
+		case problem.Missing:
 			rule = ruleAccessNeeded
 		}
 		f := findings{t: r.t}
-		f.addProblem(rule, r.id, nil, timing.Problem{Path: problem.Root("Access").Key(g.resource), Type: g.typ, Detail: detail})
+		f.addProblem(rule, r.id, nil, problem.Problem{Path: problem.Root("Access").Key(g.resource), Type: g.typ, Detail: detail})
 		out = append(out, f.out...)
 	}
 	return out

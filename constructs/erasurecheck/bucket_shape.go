@@ -4,7 +4,6 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/bucketrule"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // BucketShape is a bitmap store bucket's shape (bucketrule.Shape).
@@ -15,7 +14,7 @@ func BucketShapeOf(props map[string]any) BucketShape { return bucketrule.ShapeOf
 
 // CheckBitmapBucket is the bitmap store's bucket rule (bucketrule.Check),
 // which BitmapStoreBucket applies to its props and the check to templates.
-func CheckBitmapBucket(s BucketShape, prefix string, c contract.Constants, path problem.Path) timing.Problems {
+func CheckBitmapBucket(s BucketShape, prefix string, c contract.Constants, path problem.Path) problem.List {
 	return bucketrule.Check(s, prefix, c, path)
 }
 

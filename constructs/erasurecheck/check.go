@@ -3,10 +3,11 @@ package erasurecheck
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
@@ -128,7 +129,7 @@ type resourceRef struct {
 // Finding is one problem the check found: the rule, and where it points, so
 // that CDK's report, erasurectl and SARIF can point at it.
 type Finding struct {
-	timing.Problem
+	problem.Problem
 	Rule      *Rule
 	Stack     string // the stack; parent/NestedStackId for a nested stack
 	Template  string // the template file
@@ -165,8 +166,8 @@ func (f Finding) Fails() bool {
 type Findings []Finding
 
 // Problems returns the findings as problem lines' values.
-func (f Findings) Problems() timing.Problems {
-	out := make(timing.Problems, len(f))
+func (f Findings) Problems() problem.List {
+	out := make(problem.List, len(f))
 	for i, x := range f {
 		out[i] = x.Problem
 	}
@@ -204,10 +205,10 @@ type findings struct {
 
 // add reports a finding of rule r on resource id at property prop.
 func (f *findings) add(r *Rule, id string, path problem.Path, prop []string, format string, args ...any) {
-	f.addProblem(r, id, prop, timing.Problem{Path: path, Type: r.Type, Detail: fmt.Sprintf(format, args...)})
+	f.addProblem(r, id, prop, problem.Problem{Path: path, Type: r.Type, Detail: fmt.Sprintf(format, args...)})
 }
 
-func (f *findings) addProblem(r *Rule, id string, prop []string, p timing.Problem) {
+func (f *findings) addProblem(r *Rule, id string, prop []string, p problem.Problem) {
 	// A finding names its rule (Rule) and words its fix for the template
 	// (fix, or the rule's Fix): not as the construct that shares the
 	// problem's check words them.

@@ -1,14 +1,14 @@
 package erasurecheck
 
 import (
-	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/contract/problem"
+
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // Severity is how much a rule's finding weighs: an error fails the check and
@@ -59,7 +59,7 @@ type Rule struct {
 	Severity Severity
 	// Type is the problem type its findings carry (a rule that maps a shared
 	// rule's problems, timing.Store.Check or CheckBitmapBucket, keeps theirs).
-	Type timing.ProblemType
+	Type problem.Type
 	// Source and Reference: where what it enforces comes from (a constant of
 	// contract/constants.json, an AWS documentation page, the lockdown).
 	Source    Source
@@ -141,8 +141,8 @@ type storeFamily struct {
 }
 
 // problemOf is a line of rule r at path.
-func problemOf(r *Rule, path problem.Path, detail string) timing.Problem {
-	return timing.Problem{Path: path, Type: r.Type, Detail: detail}
+func problemOf(r *Rule, path problem.Path, detail string) problem.Problem {
+	return problem.Problem{Path: path, Type: r.Type, Detail: detail}
 }
 
 // Violation is a finding as a policy validation report states it: the

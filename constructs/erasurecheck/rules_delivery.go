@@ -6,38 +6,38 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 )
 
 // The delivery family: whether SNS, acting for the erasure topic and for
 // nothing else, can deliver to the store's queue under its key. Each is
 // asked of the access evaluator.
 var (
-	ruleQueueEncrypted = declare(Rule{ID: "EC401", Name: "QueueEncrypted", Type: timing.Missing, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
+	ruleQueueEncrypted = declare(Rule{ID: "EC401", Name: "QueueEncrypted", Type: problem.Missing, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
 		Title: "The store's queue is under a customer-managed KMS key",
 		Why:   "Requests carry customer keys; an unencrypted queue keeps them readable to anyone with queue access.",
 		Fix:   "Set KmsMasterKeyId to a customer-managed key of the store's own (ErasureSubscriber makes one)."})
-	ruleAWSManagedKey = declare(Rule{ID: "EC402", Name: "CustomerManagedQueueKey", Type: timing.BreaksErasure, Source: FromAWS, Reference: "https://docs.aws.amazon.com/sns/latest/dg/sns-enable-encryption-for-topic-sqs-queue-subscriptions.html",
+	ruleAWSManagedKey = declare(Rule{ID: "EC402", Name: "CustomerManagedQueueKey", Type: problem.BreaksErasure, Source: FromAWS, Reference: "https://docs.aws.amazon.com/sns/latest/dg/sns-enable-encryption-for-topic-sqs-queue-subscriptions.html",
 		Title: "The queue's key is not AWS-managed (alias/aws/sqs)",
 		Why:   "SNS cannot use an AWS-managed key: every delivery is dropped.",
 		Fix:   "Use a customer-managed key whose policy lets SNS, for the erasure topic, use it."})
-	ruleQueueSharesTopicKey = declare(Rule{ID: "EC403", Name: "QueueKeyOfItsOwn", Type: timing.Invalid, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
+	ruleQueueSharesTopicKey = declare(Rule{ID: "EC403", Name: "QueueKeyOfItsOwn", Type: problem.Invalid, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
 		Title: "The store's queue does not share the topic's key",
 		Why:   "A publisher's grant on the topic's key would reach the store's queue.",
 		Fix:   "Give the queue a key of its own."})
-	ruleSNSUsesKey = declare(Rule{ID: "EC404", Name: "SNSMayUseQueueKey", Type: timing.BreaksErasure, Source: FromAWS, Reference: "https://docs.aws.amazon.com/sns/latest/dg/sns-enable-encryption-for-topic-sqs-queue-subscriptions.html",
+	ruleSNSUsesKey = declare(Rule{ID: "EC404", Name: "SNSMayUseQueueKey", Type: problem.BreaksErasure, Source: FromAWS, Reference: "https://docs.aws.amazon.com/sns/latest/dg/sns-enable-encryption-for-topic-sqs-queue-subscriptions.html",
 		Title: "SNS, acting for the erasure topic, may use the queue's key",
 		Why:   "Without kms:GenerateDataKey and kms:Decrypt SNS cannot encrypt a delivery and drops it.",
 		Fix:   "Allow the SNS service principal kms:GenerateDataKey and kms:Decrypt, with aws:SourceArn the topic."})
-	ruleKeyConfusedDeputy = declare(Rule{ID: "EC405", Name: "QueueKeyScopedToTopic", Type: timing.ConfusedDeputy, Source: FromLockdown, Reference: "https://docs.aws.amazon.com/IAM/latest/UserGuide/confused-deputy.html",
+	ruleKeyConfusedDeputy = declare(Rule{ID: "EC405", Name: "QueueKeyScopedToTopic", Type: problem.ConfusedDeputy, Source: FromLockdown, Reference: "https://docs.aws.amazon.com/IAM/latest/UserGuide/confused-deputy.html",
 		Title: "The key policy lets SNS use the key only for the erasure topic",
 		Why:   "SNS acting for any account's topic could encrypt messages to the store's queue: a forged request.",
 		Fix:   "Add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount."})
-	ruleSNSSends = declare(Rule{ID: "EC406", Name: "SNSMaySendToQueue", Type: timing.BreaksErasure, Source: FromAWS, Reference: "https://docs.aws.amazon.com/sns/latest/dg/subscribe-sqs-queue-to-sns-topic.html",
+	ruleSNSSends = declare(Rule{ID: "EC406", Name: "SNSMaySendToQueue", Type: problem.BreaksErasure, Source: FromAWS, Reference: "https://docs.aws.amazon.com/sns/latest/dg/subscribe-sqs-queue-to-sns-topic.html",
 		Title: "SNS, acting for the erasure topic, may send to the queue",
 		Why:   "SNS drops every delivery the queue policy does not allow.",
 		Fix:   "Allow sqs:SendMessage to the SNS service principal with aws:SourceArn the topic."})
-	ruleQueueConfusedDeputy = declare(Rule{ID: "EC407", Name: "QueuePolicyScopedToTopic", Type: timing.ConfusedDeputy, Source: FromLockdown, Reference: "https://docs.aws.amazon.com/IAM/latest/UserGuide/confused-deputy.html",
+	ruleQueueConfusedDeputy = declare(Rule{ID: "EC407", Name: "QueuePolicyScopedToTopic", Type: problem.ConfusedDeputy, Source: FromLockdown, Reference: "https://docs.aws.amazon.com/IAM/latest/UserGuide/confused-deputy.html",
 		Title: "The queue policy lets SNS send only for the erasure topic",
 		Why:   "Any account's topic could then deliver to the store's queue: a request nobody published would be erased.",
 		Fix:   "Add a condition on aws:SourceArn (the erasure topic)."})

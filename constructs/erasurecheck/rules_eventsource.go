@@ -4,29 +4,29 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/linn-cloud/erasure-channel/contract/timing"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 )
 
 // The event source family: each AWS::Lambda::EventSourceMapping on a store's
 // queue.
 var (
-	ruleEventSourceOutsideApp = declare(Rule{ID: "EC301", Name: "EventSourceFunctionOutsideApp", Type: timing.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
+	ruleEventSourceOutsideApp = declare(Rule{ID: "EC301", Name: "EventSourceFunctionOutsideApp", Type: problem.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
 		Title: "An event source on the queue invokes a function of the app",
 		Why:   "A function of another app (a name or ARN, a value only deploy knows) cannot be read: neither its timeout against the visibility timeout nor its grants are judged.",
 		Fix:   "Check the function with the app that deploys it; acknowledge the finding here with the name of that app."})
-	ruleEventSourceFilter = declare(Rule{ID: "EC302", Name: "EventSourceFilter", Type: timing.BreaksErasure, Source: FromAWS, Reference: "https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html",
+	ruleEventSourceFilter = declare(Rule{ID: "EC302", Name: "EventSourceFilter", Type: problem.BreaksErasure, Source: FromAWS, Reference: "https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html",
 		Title: "The event source does not filter records",
 		Why:   "Lambda deletes every record its filter does not match: the request is gone, unanswered.",
 		Fix:   "Remove FilterCriteria; answer NOT_APPLICABLE from the handler instead."})
-	ruleStreamOnlySetting = declare(Rule{ID: "EC303", Name: "StreamOnlySetting", Type: timing.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-lambda-eventsourcemapping.html",
+	ruleStreamOnlySetting = declare(Rule{ID: "EC303", Name: "StreamOnlySetting", Type: problem.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-lambda-eventsourcemapping.html",
 		Title: "The event source sets nothing that applies only to streams and Kafka",
 		Why:   "Lambda rejects StartingPosition, ParallelizationFactor, BisectBatchOnFunctionError, MaximumRetryAttempts, MaximumRecordAgeInSeconds and TumblingWindowInSeconds on an SQS event source at deploy (InvalidParameterValueException).",
 		Fix:   "Remove the setting."})
-	rulePartialBatchResponse = declare(Rule{ID: "EC304", Name: "PartialBatchResponse", Type: timing.Missing, Source: FromSeed, Reference: "seed: a request is answered once per pass",
+	rulePartialBatchResponse = declare(Rule{ID: "EC304", Name: "PartialBatchResponse", Type: problem.Missing, Source: FromSeed, Reference: "seed: a request is answered once per pass",
 		Title: "The event source reports partial batch failures",
 		Why:   "Without ReportBatchItemFailures one failed record retries the whole batch, and the others are handled and answered twice.",
 		Fix:   "Set FunctionResponseTypes: [ReportBatchItemFailures] (ErasureSubscriber does)."})
-	ruleEventSourceDisabled = declare(Rule{ID: "EC305", Name: "EventSourceEnabled", Type: timing.BreaksErasure, Source: FromSeed, Reference: "expiryPeriodSeconds (R)",
+	ruleEventSourceDisabled = declare(Rule{ID: "EC305", Name: "EventSourceEnabled", Type: problem.BreaksErasure, Source: FromSeed, Reference: "expiryPeriodSeconds (R)",
 		Title: "The event source is enabled",
 		Why:   "A disabled event source reads nothing: requests wait unread until they expire.",
 		Fix:   "Remove Enabled: false."})

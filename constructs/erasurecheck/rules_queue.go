@@ -2,24 +2,24 @@ package erasurecheck
 
 import (
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 )
 
 // The queue family: the store's queue and its dead-letter queue.
 var (
-	ruleFIFOQueue = declare(Rule{ID: "EC111", Name: "StandardQueue", Type: timing.FIFO, Source: FromSeed, Reference: "seed: pass two is a message delayed by passTwoDelaySeconds",
+	ruleFIFOQueue = declare(Rule{ID: "EC111", Name: "StandardQueue", Type: problem.FIFO, Source: FromSeed, Reference: "seed: pass two is a message delayed by passTwoDelaySeconds",
 		Title: "The store's queue is a standard queue",
 		Why:   "Pass two is sent with a per-message delay, which a FIFO queue refuses; an SNS standard topic cannot deliver to a FIFO queue either.",
 		Fix:   "Use a standard queue (remove FifoQueue)."})
-	ruleNoHandler = declare(Rule{ID: "EC112", Name: "QueueHasHandler", Type: timing.Missing, Source: FromSeed, Reference: "seed: every store answers every request",
+	ruleNoHandler = declare(Rule{ID: "EC112", Name: "QueueHasHandler", Type: problem.Missing, Source: FromSeed, Reference: "seed: every store answers every request",
 		Title: "A function has an event source on the store's queue",
 		Why:   "Requests are never read, never answered, and expire.",
 		Fix:   "Add the handler's AWS::Lambda::EventSourceMapping on the queue (ErasureSubscriber does)."})
-	ruleNoDeadLetterQueue = declare(Rule{ID: "EC113", Name: "DeadLetterQueue", Type: timing.Missing, Source: FromSeed, Reference: "maxReceiveCount (N)",
+	ruleNoDeadLetterQueue = declare(Rule{ID: "EC113", Name: "DeadLetterQueue", Type: problem.Missing, Source: FromSeed, Reference: "maxReceiveCount (N)",
 		Title: "The store's queue redrives to a dead-letter queue",
 		Why:   "A request that always fails is retried until retention ends and is then lost, with no trace to investigate.",
 		Fix:   "Add a RedrivePolicy with a dead-letter queue and maxReceiveCount at most N ({maxReceiveCount})."})
-	ruleDeadLetterRetention = declare(Rule{ID: "EC114", Name: "DeadLetterRetention", Type: timing.NotDerived, Source: FromSeed, Reference: "queueRetentionSeconds",
+	ruleDeadLetterRetention = declare(Rule{ID: "EC114", Name: "DeadLetterRetention", Type: problem.NotDerived, Source: FromSeed, Reference: "queueRetentionSeconds",
 		Title: "The dead-letter queue keeps messages exactly the channel retention",
 		Why:   "Dead-lettered requests hold customer keys: kept longer they outlive the erasure's own bound; shorter, they vanish before anyone can act.",
 		Fix:   "Set the dead-letter queue's MessageRetentionPeriod to queueRetentionSeconds ({queueRetentionSeconds} s)."})

@@ -2,41 +2,41 @@ package erasurecheck
 
 import (
 	"fmt"
-	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/contract/problem"
+
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // The subscription family: how a store's queue is subscribed to the erasure
 // topic.
 var (
-	ruleSubscriptionProtocol = declare(Rule{ID: "EC101", Name: "SubscriptionProtocol", Type: timing.Invalid, Source: FromSeed, Reference: "seed: every store receives the request on its own SQS queue",
+	ruleSubscriptionProtocol = declare(Rule{ID: "EC101", Name: "SubscriptionProtocol", Type: problem.Invalid, Source: FromSeed, Reference: "seed: every store receives the request on its own SQS queue",
 		Title: "A subscription to the erasure topic delivers to an SQS queue",
 		Why:   "Only an SQS queue gives a store retries, a dead-letter queue and the delayed pass two; HTTP, email, Lambda or Firehose deliveries lose requests.",
 		Fix:   "Subscribe the store's queue with protocol sqs (ErasureSubscriber does)."})
-	ruleQueueOutsideApp = declare(Rule{ID: "EC102", Name: "SubscribedQueueOutsideApp", Type: timing.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
+	ruleQueueOutsideApp = declare(Rule{ID: "EC102", Name: "SubscribedQueueOutsideApp", Type: problem.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
 		Title: "The subscribed queue is a queue of the app being checked",
 		Why:   "A queue named by a literal ARN, another app's export or a value only deploy knows cannot be read: none of its timings, keys or grants is judged.",
 		Fix:   "Check the queue with the app that deploys it; acknowledge the finding in this app with the name of that app."})
-	ruleEndpointNotAQueue = declare(Rule{ID: "EC103", Name: "EndpointNotAQueue", Type: timing.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/sns/latest/dg/subscribe-sqs-queue-to-sns-topic.html",
+	ruleEndpointNotAQueue = declare(Rule{ID: "EC103", Name: "EndpointNotAQueue", Type: problem.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/sns/latest/dg/subscribe-sqs-queue-to-sns-topic.html",
 		Title: "An sqs subscription's endpoint is an SQS queue",
 		Why:   "SNS refuses the subscription, or delivers nowhere.",
 		Fix:   "Name the store's queue as the endpoint (its ARN, !GetAtt Queue.Arn)."})
-	ruleRawDelivery = declare(Rule{ID: "EC104", Name: "RawMessageDelivery", Type: timing.Invalid, Source: FromSeed, Reference: "seed: the message on the queue is the published request",
+	ruleRawDelivery = declare(Rule{ID: "EC104", Name: "RawMessageDelivery", Type: problem.Invalid, Source: FromSeed, Reference: "seed: the message on the queue is the published request",
 		Title: "The subscription delivers raw messages",
 		Why:   "Without RawMessageDelivery the handler receives an SNS envelope, refuses it as a request and dead-letters every request.",
 		Fix:   "Set RawMessageDelivery: true on the AWS::SNS::Subscription (ErasureSubscriber does)."})
-	ruleSubscriptionFilter = declare(Rule{ID: "EC105", Name: "SubscriptionFilterPolicy", Type: timing.BreaksErasure, Source: FromSeed, Reference: "seed: every store answers every request",
+	ruleSubscriptionFilter = declare(Rule{ID: "EC105", Name: "SubscriptionFilterPolicy", Type: problem.BreaksErasure, Source: FromSeed, Reference: "seed: every store answers every request",
 		Title: "The subscription has no filter policy",
 		Why:   "SNS drops every request the filter does not match, without a trace: the store never answers, and the round cannot complete.",
 		Fix:   "Remove FilterPolicy and FilterPolicyScope; answer NOT_APPLICABLE from the handler instead."})
-	ruleSubscriptionRegion = declare(Rule{ID: "EC106", Name: "SubscriptionRegion", Type: timing.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-sns-subscription.html#cfn-sns-subscription-region",
+	ruleSubscriptionRegion = declare(Rule{ID: "EC106", Name: "SubscriptionRegion", Type: problem.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-sns-subscription.html#cfn-sns-subscription-region",
 		Title: "A subscription's Region is the topic's",
 		Why:   "SNS rejects a subscription whose Region is not the topic's at deploy.",
 		Fix:   "Remove Region, or set it to the topic's region."})
-	ruleInlineSubscription = declare(Rule{ID: "EC107", Name: "InlineSubscription", Type: timing.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-sns-subscription.html",
+	ruleInlineSubscription = declare(Rule{ID: "EC107", Name: "InlineSubscription", Type: problem.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-sns-subscription.html",
 		Title: "No store is subscribed inside the topic's own Subscription property",
 		Why:   "An inline subscription cannot set RawMessageDelivery or a redrive policy: the handler receives SNS envelopes and dead-letters every request, and the check cannot read it as a store.",
 		Fix:   "Subscribe with an AWS::SNS::Subscription resource (ErasureSubscriber does)."})

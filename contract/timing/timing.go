@@ -12,28 +12,6 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 )
 
-// ProblemType, Problem and Problems are the channel's validation vocabulary
-// (contract/problem), under the names the timing rules have always used.
-type (
-	ProblemType = problem.Type
-	Problem     = problem.Problem
-	Problems    = problem.List
-)
-
-// The problem types (problem.Type).
-const (
-	AboveCap        = problem.AboveCap
-	BelowMinimum    = problem.BelowMinimum
-	NotDerived      = problem.NotDerived
-	UnresolvedToken = problem.UnresolvedToken
-	FIFO            = problem.FIFO
-	Invalid         = problem.Invalid
-	BreaksTiming    = problem.BreaksTiming
-	BreaksErasure   = problem.BreaksErasure
-	Missing         = problem.Missing
-	ConfusedDeputy  = problem.ConfusedDeputy
-)
-
 // Store is one store's settings, in seconds and counts.
 type Store struct {
 	HandlerTimeoutSeconds    int // the Lambda timeout, at most T
@@ -119,14 +97,14 @@ func unitOf(field string) string {
 // it was found (a token or a fraction where a setting is read counts too):
 // a value only deploy knows is EC211, a worst case past R EC210, anything
 // else the setting's own rule. "" for a field Check does not judge.
-func RuleOf(p Problem) string {
+func RuleOf(p problem.Problem) string {
 	if _, ok := fieldRules[p.Path.Field()]; !ok {
 		return ""
 	}
 	switch p.Type {
-	case UnresolvedToken:
+	case problem.UnresolvedToken:
 		return RuleTimingValueKnownAtSynth
-	case BreaksTiming:
+	case problem.BreaksTiming:
 		return RuleWorstCaseWithinExpiry
 	}
 	return fieldRules[p.Path.Field()]
@@ -135,17 +113,17 @@ func RuleOf(p Problem) string {
 // Check returns every way s breaks the channel's rules; each problem's path
 // is path's child, the setting (e.g. ErasureSubscriber[space].handlerTimeout),
 // and each carries its rule (RuleOf) and its fix, in the setting's name.
-func (s Store) Check(c contract.Constants, path problem.Path) Problems {
-	var l Problems
+func (s Store) Check(c contract.Constants, path problem.Path) problem.List {
+	var l problem.List
 	f := path.Child
 	fix := func(format string, args ...any) { l[len(l)-1].Fix = fmt.Sprintf(format, args...) }
 	capped := func(field string, v, lo, hi int, hiName string) bool {
 		switch {
 		case v < lo:
-			l.Add(f(field), BelowMinimum, "%d is below the minimum of %d", v, lo)
+			l.Add(f(field), problem.BelowMinimum, "%d is below the minimum of %d", v, lo)
 			fix("Set %s to at least %d%s.", field, lo, unitOf(field))
 		case v > hi:
-			l.Add(f(field), AboveCap, "%d is above the cap of %d (%s)", v, hi, hiName)
+			l.Add(f(field), problem.AboveCap, "%d is above the cap of %d (%s)", v, hi, hiName)
 			fix("Set %s to at most %d%s, or leave it out for the default.", field, hi, unitOf(field))
 		default:
 			return true
@@ -154,7 +132,7 @@ func (s Store) Check(c contract.Constants, path problem.Path) Problems {
 	}
 	handlerOK := capped("handlerTimeout", s.HandlerTimeoutSeconds, 1, c.HandlerTimeoutCapSeconds, "T, handlerTimeoutCapSeconds, seconds")
 	if want := VisibilityFor(c, s.HandlerTimeoutSeconds); s.VisibilityTimeoutSeconds != want {
-		l.Add(f("visibilityTimeout"), NotDerived, "%d s is not exactly %d x handlerTimeout (%d s)", s.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier, want)
+		l.Add(f("visibilityTimeout"), problem.NotDerived, "%d s is not exactly %d x handlerTimeout (%d s)", s.VisibilityTimeoutSeconds, c.VisibilityTimeoutMultiplier, want)
 		fix("Leave the queue's visibility timeout to the construct: %d s, %d x handlerTimeout.", want, c.VisibilityTimeoutMultiplier)
 	}
 	capped("maxReceiveCount", s.MaxReceiveCount, 1, c.MaxReceiveCount, "N, maxReceiveCount")
@@ -175,13 +153,13 @@ func (s Store) Check(c contract.Constants, path problem.Path) Problems {
 	capped("batchSize", s.BatchSize, 1, sizeCap, sizeName)
 	windowOK := capped("maxBatchingWindow", s.MaxBatchingWindowSeconds, 0, c.AWS.LambdaSQSBatchingWindowMaxSeconds, "AWS's batching window limit, seconds")
 	if s.RetentionSeconds != c.QueueRetentionSeconds {
-		l.Add(f("retentionPeriod"), NotDerived, "%d s is not the channel retention of %d s (queueRetentionSeconds)", s.RetentionSeconds, c.QueueRetentionSeconds)
+		l.Add(f("retentionPeriod"), problem.NotDerived, "%d s is not the channel retention of %d s (queueRetentionSeconds)", s.RetentionSeconds, c.QueueRetentionSeconds)
 		fix("Leave the queue's retention to the construct: %d s.", c.QueueRetentionSeconds)
 	}
 	delayOK := capped("queueDelay", s.QueueDelaySeconds, 0, c.AWS.SQSDelayMaxSeconds, "SQS's delay limit, seconds")
 	if delayOK && s.QueueDelaySeconds > 0 {
 		if worst := s.WorstCaseSeconds(); worst > c.ExpiryPeriodSeconds {
-			l.Add(f("queueDelay"), BreaksTiming,
+			l.Add(f("queueDelay"), problem.BreaksTiming,
 				"%d s delays every request's first receive: this store's worst case becomes delay + 2((N-1)V + T + N*window) + X = %d s, past R = %d s (expiryPeriodSeconds), and a request can expire unanswered",
 				s.QueueDelaySeconds, worst, c.ExpiryPeriodSeconds)
 			fix("Remove the queue's delay, or shorten it until the worst case ends within %d s.", c.ExpiryPeriodSeconds)
@@ -189,13 +167,13 @@ func (s Store) Check(c contract.Constants, path problem.Path) Problems {
 	}
 	if windowOK && s.MaxBatchingWindowSeconds > 0 && s.QueueDelaySeconds == 0 {
 		if worst := s.WorstCaseSeconds(); worst > c.ExpiryPeriodSeconds {
-			l.Add(f("maxBatchingWindow"), BreaksTiming,
+			l.Add(f("maxBatchingWindow"), problem.BreaksTiming,
 				"%d s makes this store's worst case 2((N-1)V + T + N*window) + X = %d s, past R = %d s (expiryPeriodSeconds)",
 				s.MaxBatchingWindowSeconds, worst, c.ExpiryPeriodSeconds)
 			fix("Shorten maxBatchingWindow, or leave it out, until the worst case ends within %d s.", c.ExpiryPeriodSeconds)
 		}
 	}
-	l.Name(func(p Problem) (string, string) { return RuleOf(p), "" })
+	l.Name(func(p problem.Problem) (string, string) { return RuleOf(p), "" })
 	return l
 }
 

@@ -319,7 +319,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 					d.Suppressions = append(d.Suppressions, NewSuppression(map[string]string{"NIST.800.53.R5-IAMNoInlinePolicy": ReasonLookupInline}, NameLookupRole))
 				}
 			} else {
-				problems.Add(path.Child("handler").Child("role"), timing.Missing, "the handler's role is imported, so its unique id (RoleId) is unknown and the handler cannot prove a pass-two marker its own: give the handler a role built in this app")
+				problems.Add(path.Child("handler").Child("role"), problem.Missing, "the handler's role is imported, so its unique id (RoleId) is unknown and the handler cannot prove a pass-two marker its own: give the handler a role built in this app")
 			}
 		}
 	} else {
@@ -527,31 +527,31 @@ func IsToken(s string) bool {
 }
 
 // resolveSubscriber turns the props into timing settings and lists every problem.
-func resolveSubscriber(p SubscriberInput, c contract.Constants, path problem.Path) (timing.Store, timing.Problems) {
-	var l timing.Problems
+func resolveSubscriber(p SubscriberInput, c contract.Constants, path problem.Path) (timing.Store, problem.List) {
+	var l problem.List
 	s := timing.Defaults(c)
 	field := path.Child
 
 	if !contract.IsSubscriberName(p.Name) {
-		l.Add(field("name"), timing.Invalid, "%q is not a subscriber name: 1 to 64 of a-z, 0-9 and -, starting with a letter, not ending with -", p.Name)
+		l.Add(field("name"), problem.Invalid, "%q is not a subscriber name: 1 to 64 of a-z, 0-9 and -, starting with a letter, not ending with -", p.Name)
 	}
 	if !p.HasTopic && p.Topic == nil {
-		l.Add(field("topic"), timing.Invalid, "the erasure topic is required")
+		l.Add(field("topic"), problem.Invalid, "the erasure topic is required")
 	} else if p.Topic != nil && p.Topic.FIFO {
-		l.Add(field("topic"), timing.FIFO, "a FIFO topic cannot deliver to a standard queue, and pass two needs per-message delay")
+		l.Add(field("topic"), problem.FIFO, "a FIFO topic cannot deliver to a standard queue, and pass two needs per-message delay")
 	}
 	if !p.HasResponseQueue && p.ResponseQueue == nil {
-		l.Add(field("responseQueue"), timing.Invalid, "the response queue is required")
+		l.Add(field("responseQueue"), problem.Invalid, "the response queue is required")
 	} else if p.ResponseQueue == nil {
 		// read by the first hand-over: checked in the next step
 	} else if p.ResponseQueue.FIFO {
-		l.Add(field("responseQueue"), timing.FIFO, "the channel's response queue is a standard queue")
+		l.Add(field("responseQueue"), problem.FIFO, "the channel's response queue is a standard queue")
 	} else if !p.ResponseQueue.HasKey && !p.ResponseQueue.InApp {
-		l.Add(field("responseQueue"), timing.Missing, "imported without its key, so the handler cannot be granted the key every answer is encrypted with; "+
+		l.Add(field("responseQueue"), problem.Missing, "imported without its key, so the handler cannot be granted the key every answer is encrypted with; "+
 			"import it with its queue ARN and its key ARN (Queue.fromQueueAttributes with queueArn <ErasureResponseQueueArn> and keyArn <ErasureResponseKeyArn>, the channel stack's outputs)")
 	}
 	if (p.Handler == nil) == (p.HandlerProps == nil) {
-		l.Add(field("handler"), timing.Invalid, "give exactly one of handler and handlerProps")
+		l.Add(field("handler"), problem.Invalid, "give exactly one of handler and handlerProps")
 	}
 
 	timeoutOK := true
@@ -569,11 +569,11 @@ func resolveSubscriber(p SubscriberInput, c contract.Constants, path problem.Pat
 		case p.HandlerTimeout == nil:
 			s.HandlerTimeoutSeconds = fnSeconds
 		case timeoutOK && fnSeconds != s.HandlerTimeoutSeconds:
-			l.Add(field("handlerTimeout"), timing.NotDerived, "%d s differs from the handler function's timeout of %d s", s.HandlerTimeoutSeconds, fnSeconds)
+			l.Add(field("handlerTimeout"), problem.NotDerived, "%d s differs from the handler function's timeout of %d s", s.HandlerTimeoutSeconds, fnSeconds)
 		}
 	}
 	if p.HandlerProps != nil && p.HandlerProps.Timeout {
-		l.Add(path.Child("handlerProps").Child("timeout"), timing.Invalid, "set handlerTimeout, not handlerProps.timeout: the construct derives the queue from it")
+		l.Add(path.Child("handlerProps").Child("timeout"), problem.Invalid, "set handlerTimeout, not handlerProps.timeout: the construct derives the queue from it")
 	}
 	s.VisibilityTimeoutSeconds = timing.VisibilityFor(c, s.HandlerTimeoutSeconds)
 	if p.VisibilityTimeout != nil {
@@ -601,21 +601,21 @@ func resolveSubscriber(p SubscriberInput, c contract.Constants, path problem.Pat
 
 // WholeSeconds reads d as whole seconds. ok is false, with a problem added,
 // for an unresolved token or a fraction of a second.
-func WholeSeconds(l *timing.Problems, path problem.Path, d *DurationFact) (int, bool) {
+func WholeSeconds(l *problem.List, path problem.Path, d *DurationFact) (int, bool) {
 	if d.Unresolved {
-		l.Add(path, timing.UnresolvedToken, "a token cannot be checked against its cap at synth; give a literal duration")
+		l.Add(path, problem.UnresolvedToken, "a token cannot be checked against its cap at synth; give a literal duration")
 		return 0, false
 	}
 	ms := d.Millis
 	if ms != math.Trunc(ms) || math.Mod(ms, 1000) != 0 {
-		l.Add(path, timing.Invalid, "%g ms is not a whole number of seconds", ms)
+		l.Add(path, problem.Invalid, "%g ms is not a whole number of seconds", ms)
 		return 0, false
 	}
 	return int(ms / 1000), true
 }
 
 // overrideSeconds sets *dst from d when d is given and reads as whole seconds.
-func overrideSeconds(l *timing.Problems, path problem.Path, d *DurationFact, dst *int) {
+func overrideSeconds(l *problem.List, path problem.Path, d *DurationFact, dst *int) {
 	if d == nil {
 		return
 	}
@@ -625,16 +625,16 @@ func overrideSeconds(l *timing.Problems, path problem.Path, d *DurationFact, dst
 }
 
 // overrideNumber sets *dst from n when n is given and is a whole number.
-func overrideNumber(l *timing.Problems, path problem.Path, n *NumberFact, dst *int) {
+func overrideNumber(l *problem.List, path problem.Path, n *NumberFact, dst *int) {
 	if n == nil {
 		return
 	}
 	if n.Unresolved {
-		l.Add(path, timing.UnresolvedToken, "a token cannot be checked against its cap at synth; give a literal number")
+		l.Add(path, problem.UnresolvedToken, "a token cannot be checked against its cap at synth; give a literal number")
 		return
 	}
 	if n.Value != math.Trunc(n.Value) {
-		l.Add(path, timing.Invalid, "%g is not a whole number", n.Value)
+		l.Add(path, problem.Invalid, "%g is not a whole number", n.Value)
 		return
 	}
 	*dst = int(n.Value)

@@ -43,14 +43,14 @@ func subscriberRule(root problem.Path) func(problem.Problem) (string, string) {
 			return RuleOneHandler, "Give the handler function a literal timeout in whole seconds, or leave it out."
 		case p.Path.Under(root.Child("handlerProps")):
 			return RuleOneHandler, "Remove handlerProps.timeout and set handlerTimeout: the construct gives it to the function."
-		case field == "handlerTimeout" && p.Type == timing.NotDerived:
+		case field == "handlerTimeout" && p.Type == problem.NotDerived:
 			return RuleOneHandler, "Set handlerTimeout to the handler function's timeout, or leave handlerTimeout out."
 		}
 		if id := timing.RuleOf(p); id != "" {
 			switch p.Type {
-			case timing.UnresolvedToken:
+			case problem.UnresolvedToken:
 				return id, "Give " + field + " a literal value: a token cannot be held to its cap at synth."
-			case timing.Invalid:
+			case problem.Invalid:
 				return id, "Give " + field + " as a whole number (of seconds, for a duration)."
 			}
 			return id, ""
