@@ -122,54 +122,8 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		problems.Add(problem.Root("ErasureLedger").Child("channel").Child("publishers"), problem.Missing, "the channel's Publishers must name the ledger's sweeper role ("+LedgerSweeperRoleName+", LedgerPrincipals): its lockdown would deny the sweeper's re-broadcasts")
 	}
 
-	l.Key = newKey(this, "Key", "Erasure ledger: encrypts the ledger's table and its secret")
-	l.Table = awsdynamodb.NewTable(this, jsii.String("Table"), &awsdynamodb.TableProps{
-		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String("PK"), Type: awsdynamodb.AttributeType_STRING},
-		SortKey:                          &awsdynamodb.Attribute{Name: jsii.String("SK"), Type: awsdynamodb.AttributeType_STRING},
-		BillingMode:                      awsdynamodb.BillingMode_PAY_PER_REQUEST,
-		Encryption:                       awsdynamodb.TableEncryption_CUSTOMER_MANAGED,
-		EncryptionKey:                    l.Key,
-		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)},
-		DeletionProtection:               jsii.Bool(true),
-		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
-		// A receipted request's rounds and answers expire
-		// (ledgerAnswerRetentionDays); the requests and the receipt log stay.
-		TimeToLiveAttribute: jsii.String(contract.LedgerExpireAttribute),
-	})
-	l.Table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
-		IndexName:      jsii.String("pending"),
-		PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String("Pending"), Type: awsdynamodb.AttributeType_STRING},
-		SortKey:        &awsdynamodb.Attribute{Name: jsii.String("Due"), Type: awsdynamodb.AttributeType_STRING},
-		ProjectionType: awsdynamodb.ProjectionType_KEYS_ONLY,
-	})
-	l.Secret = awssecretsmanager.NewSecret(this, jsii.String("Secret"), &awssecretsmanager.SecretProps{
-		Description:   jsii.String("Erasure ledger: the root secret its key digests, sealed keys and receipt-log signatures derive from"),
-		EncryptionKey: l.Key,
-		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
-			PasswordLength: jsii.Number(64), ExcludePunctuation: jsii.Bool(true),
-		},
-		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
-	})
-
-	// Heads hold a tree size and a hash, no personal data: the lock never
-	// stands in an erasure's way, and S3's own key encrypts them (a key the
-	// table's operators could disable would make the anchor unreadable).
-	l.Anchor = awss3.NewBucket(this, jsii.String("Anchor"), &awss3.BucketProps{
-		ObjectLockEnabled:          jsii.Bool(true),
-		ObjectLockDefaultRetention: awss3.ObjectLockRetention_Compliance(awscdk.Duration_Days(jsii.Number(c.LedgerAnchorRetentionDays))),
-		Versioned:                  jsii.Bool(true),
-		Encryption:                 awss3.BucketEncryption_S3_MANAGED,
-		BlockPublicAccess:          awss3.BlockPublicAccess_BLOCK_ALL(),
-		ObjectOwnership:            awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
-		EnforceSSL:                 jsii.Bool(true),
-		RemovalPolicy:              awscdk.RemovalPolicy_RETAIN,
-	})
-	suppress(map[string]string{
-		"AwsSolutions-S1":                           plan.ReasonAnchorAccessLogs,
-		"NIST.800.53.R5-S3BucketLoggingEnabled":     plan.ReasonAnchorAccessLogs,
-		"NIST.800.53.R5-S3BucketReplicationEnabled": plan.ReasonAnchorReplication,
-		"NIST.800.53.R5-S3DefaultEncryptionKMS":     plan.ReasonAnchorEncryption,
-	}, l.Anchor)
+	l.newStorage(this, c)
+	l.newAnchor(this, c)
 
 	for n := range props.RoleIDs {
 		if !ch.roster.has(n) {
@@ -187,49 +141,13 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	l.RosterPath = "/erasure-ledger/" + *awscdk.Names_UniqueId(this) + "/roster"
 	l.RosterPages = l.rosterPages(ch.roster.stores, ch.roster.channelAccount, *st.Account(), props.RoleIDs, props.LingeringDays)
 
-	runtime, arch := awslambda.Runtime_PROVIDED_AL2023(), awslambda.Architecture_ARM_64()
-	fn := func(id, roleName, mode string, timeoutSeconds int) awslambda.Function {
-		logs := awslogs.NewLogGroup(this, jsii.String(id+"Logs"), &awslogs.LogGroupProps{Retention: awslogs.RetentionDays_ONE_MONTH})
-		role := awsiam.NewRole(this, jsii.String(id+"Role"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String(plan.LambdaService), nil), RoleName: jsii.String(roleName),
-			Description: jsii.String("Erasure ledger: the " + mode)})
-		logs.GrantWrite(role)
-		env := map[string]*string{
-			contract.EnvLedgerMode: jsii.String(mode), contract.EnvLedgerTable: l.Table.TableName(), contract.EnvLedgerSecretArn: l.Secret.SecretArn(),
-			contract.EnvLedgerRosterPath: jsii.String(l.RosterPath), contract.EnvLedgerTopicArn: ch.Topic.TopicArn(),
-		}
-		f := awslambda.NewFunction(this, jsii.String(id), &awslambda.FunctionProps{
-			Runtime: runtime, Architecture: arch, Handler: jsii.String("bootstrap"), Code: props.Code,
-			Role: role, LogGroup: logs, Timeout: awscdk.Duration_Seconds(jsii.Number(float64(timeoutSeconds))), MemorySize: jsii.Number(plan.DefaultHandlerMemoryMB),
-			Environment: &env, Description: jsii.String("Erasure ledger: the " + mode),
-		})
-		for _, page := range l.RosterPages {
-			f.Node().AddDependency(page) // read at start: the pages exist first
-		}
-		// Least privilege on the table: items and the pending index, no scan.
-		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Actions:   jsii.Strings("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"),
-			Resources: jsii.Strings(*l.Table.TableArn(), *l.Table.TableArn()+"/index/pending"),
-		}))
-		l.Key.Grant(role, jsii.String("kms:Decrypt"), jsii.String("kms:Encrypt"), jsii.String("kms:GenerateDataKey"), jsii.String("kms:DescribeKey"))
-		l.Secret.GrantRead(role, nil)
-		// The roster's pages: one path, read whole at start and again on a schedule.
-		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Actions: jsii.Strings("ssm:GetParametersByPath"),
-			Resources: &[]*string{awscdk.Arn_Format(&awscdk.ArnComponents{Service: jsii.String("ssm"), Resource: jsii.String("parameter"),
-				ResourceName: jsii.String(strings.TrimPrefix(l.RosterPath, "/"))}, st)},
-		}))
-		reasons := plan.FunctionReasons(plan.ReasonLedgerDLQ)
-		reasons["AwsSolutions-IAM5"] = plan.ReasonLedgerIndex
-		suppress(reasons, f, role, logs)
-		return f
-	}
 	// The reader: the response queue's event source, batch answers with
 	// partial failures (an answer kept is read again, then dead-lettered).
 	readerTimeout := c.VisibilityTimeoutCapSeconds / c.VisibilityTimeoutMultiplier
 	if readerTimeout > c.HandlerTimeoutCapSeconds {
 		readerTimeout = c.HandlerTimeoutCapSeconds
 	}
-	l.Reader = fn("Reader", LedgerReaderRoleName, "reader", readerTimeout)
+	l.Reader = l.newFunction(this, props.Code, ch, "Reader", LedgerReaderRoleName, "reader", readerTimeout)
 	l.Reader.AddEventSource(awslambdaeventsources.NewSqsEventSource(ch.ResponseQueue, &awslambdaeventsources.SqsEventSourceProps{
 		BatchSize: jsii.Number(10), ReportBatchItemFailures: jsii.Bool(true),
 	}))
@@ -240,36 +158,13 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	ch.ResponseKey.Grant(l.Reader, jsii.String("kms:Decrypt"), jsii.String("kms:GenerateDataKey"))
 	suppress(map[string]string{"Serverless-LambdaEventSourceMappingDestination": plan.ReasonESMDest}, l.Reader)
 	// The sweeper: one at a time, each publisher tick; it publishes on the topic.
-	l.Sweeper = fn("Sweeper", LedgerSweeperRoleName, "sweeper", c.HandlerTimeoutCapSeconds*5)
+	l.Sweeper = l.newFunction(this, props.Code, ch, "Sweeper", LedgerSweeperRoleName, "sweeper", c.HandlerTimeoutCapSeconds*5)
 	// One sweeper at a time on AWS: a tick that would overlap a sweep still
 	// running is throttled. The append is correct under overlap by itself;
 	// this keeps the table's writes and the re-broadcasts from doubling.
 	l.Sweeper.Node().DefaultChild().(awslambda.CfnFunction).SetReservedConcurrentExecutions(jsii.Number(1))
 	ch.Topic.GrantPublish(l.Sweeper)
-	// The anchor: the sweeper writes heads and reads the latest one back
-	// (every version, past any delete marker); it can delete nothing. It is
-	// locked as the channel's resources are: its administrators alone act
-	// off its data path, and the sweeper alone on it.
-	checkPrincipalArns(&problems, problem.Root("ErasureLedger").Child("administrators"), props.Administrators, true)
-	checkPrincipalArns(&problems, problem.Root("ErasureLedger").Child("auditors"), props.Auditors, true)
-	_, sweeperArn := LedgerPrincipals(partition(), *st.Account())
-	admins := administratorsOr(this, props.Administrators)
-	anchor := lockedBucket(l.Anchor)
-	anchor.AdministeredBy(channelpolicy.LedgerAnchor, admins, anchorData)
-	anchor.OnlyFrom("OnlyTheSweeperAnchors", []string{"s3:PutObject"}, []string{sweeperArn}, nil)
-	anchor.OnlyFrom("OnlyTheSweeperAndAuditorsRead", anchorReads, append(append([]string{sweeperArn}, admins...), props.Auditors...), nil)
-	applyLocks(anchor)
-	cfnAnchor := l.Anchor.Node().DefaultChild().(awscdk.CfnResource)
-	cfnAnchor.AddMetadata(jsii.String(channelpolicy.WritersMetadataKey), []string{sweeperArn})
-	cfnAnchor.AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), append([]string{}, props.Auditors...))
-	l.Sweeper.AddEnvironment(jsii.String(contract.EnvLedgerAnchorBucket), l.Anchor.BucketName(), nil)
-	l.Sweeper.Role().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("s3:PutObject", "s3:GetObject", "s3:GetObjectVersion"),
-		Resources: jsii.Strings(*l.Anchor.BucketArn() + "/" + contract.LedgerAnchorPrefix + "*"),
-	}))
-	l.Sweeper.Role().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions: jsii.Strings("s3:ListBucketVersions"), Resources: jsii.Strings(*l.Anchor.BucketArn()),
-	}))
+	l.lockAnchor(this, props, &problems)
 	rule := awsevents.NewRule(this, jsii.String("SweepSchedule"), &awsevents.RuleProps{
 		Description: jsii.String("Erasure ledger: the sweeper, each publisher tick (publisherTickSeconds)"),
 		Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Seconds(jsii.Number(float64(c.PublisherTickSeconds)))),
@@ -371,4 +266,129 @@ func namesRole(arns []string, account, name string) bool {
 		}
 	}
 	return false
+}
+
+// newStorage makes the ledger's key, its table (with the pending index) and
+// its root secret.
+func (l *ErasureLedger) newStorage(this constructs.Construct, c contract.Constants) {
+	l.Key = newKey(this, "Key", "Erasure ledger: encrypts the ledger's table and its secret")
+	l.Table = awsdynamodb.NewTable(this, jsii.String("Table"), &awsdynamodb.TableProps{
+		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String("PK"), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:                          &awsdynamodb.Attribute{Name: jsii.String("SK"), Type: awsdynamodb.AttributeType_STRING},
+		BillingMode:                      awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		Encryption:                       awsdynamodb.TableEncryption_CUSTOMER_MANAGED,
+		EncryptionKey:                    l.Key,
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)},
+		DeletionProtection:               jsii.Bool(true),
+		RemovalPolicy:                    awscdk.RemovalPolicy_RETAIN,
+		// A receipted request's rounds and answers expire
+		// (ledgerAnswerRetentionDays); the requests and the receipt log stay.
+		TimeToLiveAttribute: jsii.String(contract.LedgerExpireAttribute),
+	})
+	l.Table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
+		IndexName:      jsii.String("pending"),
+		PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String("Pending"), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:        &awsdynamodb.Attribute{Name: jsii.String("Due"), Type: awsdynamodb.AttributeType_STRING},
+		ProjectionType: awsdynamodb.ProjectionType_KEYS_ONLY,
+	})
+	l.Secret = awssecretsmanager.NewSecret(this, jsii.String("Secret"), &awssecretsmanager.SecretProps{
+		Description:   jsii.String("Erasure ledger: the root secret its key digests, sealed keys and receipt-log signatures derive from"),
+		EncryptionKey: l.Key,
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			PasswordLength: jsii.Number(64), ExcludePunctuation: jsii.Bool(true),
+		},
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+	})
+}
+
+// newAnchor makes the bucket the sweeper anchors the receipt log's heads in.
+func (l *ErasureLedger) newAnchor(this constructs.Construct, c contract.Constants) {
+	// Heads hold a tree size and a hash, no personal data: the lock never
+	// stands in an erasure's way, and S3's own key encrypts them (a key the
+	// table's operators could disable would make the anchor unreadable).
+	l.Anchor = awss3.NewBucket(this, jsii.String("Anchor"), &awss3.BucketProps{
+		ObjectLockEnabled:          jsii.Bool(true),
+		ObjectLockDefaultRetention: awss3.ObjectLockRetention_Compliance(awscdk.Duration_Days(jsii.Number(c.LedgerAnchorRetentionDays))),
+		Versioned:                  jsii.Bool(true),
+		Encryption:                 awss3.BucketEncryption_S3_MANAGED,
+		BlockPublicAccess:          awss3.BlockPublicAccess_BLOCK_ALL(),
+		ObjectOwnership:            awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		EnforceSSL:                 jsii.Bool(true),
+		RemovalPolicy:              awscdk.RemovalPolicy_RETAIN,
+	})
+	suppress(map[string]string{
+		"AwsSolutions-S1":                           plan.ReasonAnchorAccessLogs,
+		"NIST.800.53.R5-S3BucketLoggingEnabled":     plan.ReasonAnchorAccessLogs,
+		"NIST.800.53.R5-S3BucketReplicationEnabled": plan.ReasonAnchorReplication,
+		"NIST.800.53.R5-S3DefaultEncryptionKMS":     plan.ReasonAnchorEncryption,
+	}, l.Anchor)
+}
+
+// newFunction makes one of the ledger's functions (the reader or the
+// sweeper: mode), with its role of roleName, its log group, and its least
+// privilege on the table, the key, the secret and the roster's pages.
+func (l *ErasureLedger) newFunction(this constructs.Construct, code awslambda.Code, ch *ErasureChannel, id, roleName, mode string, timeoutSeconds int) awslambda.Function {
+	st := awscdk.Stack_Of(this)
+	runtime, arch := awslambda.Runtime_PROVIDED_AL2023(), awslambda.Architecture_ARM_64()
+	logs := awslogs.NewLogGroup(this, jsii.String(id+"Logs"), &awslogs.LogGroupProps{Retention: awslogs.RetentionDays_ONE_MONTH})
+	role := awsiam.NewRole(this, jsii.String(id+"Role"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String(plan.LambdaService), nil), RoleName: jsii.String(roleName),
+		Description: jsii.String("Erasure ledger: the " + mode)})
+	logs.GrantWrite(role)
+	env := map[string]*string{
+		contract.EnvLedgerMode: jsii.String(mode), contract.EnvLedgerTable: l.Table.TableName(), contract.EnvLedgerSecretArn: l.Secret.SecretArn(),
+		contract.EnvLedgerRosterPath: jsii.String(l.RosterPath), contract.EnvLedgerTopicArn: ch.Topic.TopicArn(),
+	}
+	f := awslambda.NewFunction(this, jsii.String(id), &awslambda.FunctionProps{
+		Runtime: runtime, Architecture: arch, Handler: jsii.String("bootstrap"), Code: code,
+		Role: role, LogGroup: logs, Timeout: awscdk.Duration_Seconds(jsii.Number(float64(timeoutSeconds))), MemorySize: jsii.Number(plan.DefaultHandlerMemoryMB),
+		Environment: &env, Description: jsii.String("Erasure ledger: the " + mode),
+	})
+	for _, page := range l.RosterPages {
+		f.Node().AddDependency(page) // read at start: the pages exist first
+	}
+	// Least privilege on the table: items and the pending index, no scan.
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"),
+		Resources: jsii.Strings(*l.Table.TableArn(), *l.Table.TableArn()+"/index/pending"),
+	}))
+	l.Key.Grant(role, jsii.String("kms:Decrypt"), jsii.String("kms:Encrypt"), jsii.String("kms:GenerateDataKey"), jsii.String("kms:DescribeKey"))
+	l.Secret.GrantRead(role, nil)
+	// The roster's pages: one path, read whole at start and again on a schedule.
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions: jsii.Strings("ssm:GetParametersByPath"),
+		Resources: &[]*string{awscdk.Arn_Format(&awscdk.ArnComponents{Service: jsii.String("ssm"), Resource: jsii.String("parameter"),
+			ResourceName: jsii.String(strings.TrimPrefix(l.RosterPath, "/"))}, st)},
+	}))
+	reasons := plan.FunctionReasons(plan.ReasonLedgerDLQ)
+	reasons["AwsSolutions-IAM5"] = plan.ReasonLedgerIndex
+	suppress(reasons, f, role, logs)
+	return f
+}
+
+// lockAnchor locks the anchor as the channel's resources are: its
+// administrators alone act off its data path, and the sweeper alone on it;
+// the sweeper writes heads and reads the latest one back (every version,
+// past any delete marker) and can delete nothing.
+func (l *ErasureLedger) lockAnchor(this constructs.Construct, props *ErasureLedgerProps, problems *problem.List) {
+	st := awscdk.Stack_Of(this)
+	checkPrincipalArns(problems, problem.Root("ErasureLedger").Child("administrators"), props.Administrators, true)
+	checkPrincipalArns(problems, problem.Root("ErasureLedger").Child("auditors"), props.Auditors, true)
+	_, sweeperArn := LedgerPrincipals(partition(), *st.Account())
+	admins := administratorsOr(this, props.Administrators)
+	anchor := lockedBucket(l.Anchor)
+	anchor.AdministeredBy(channelpolicy.LedgerAnchor, admins, anchorData)
+	anchor.OnlyFrom("OnlyTheSweeperAnchors", []string{"s3:PutObject"}, []string{sweeperArn}, nil)
+	anchor.OnlyFrom("OnlyTheSweeperAndAuditorsRead", anchorReads, append(append([]string{sweeperArn}, admins...), props.Auditors...), nil)
+	applyLocks(anchor)
+	cfnAnchor := l.Anchor.Node().DefaultChild().(awscdk.CfnResource)
+	cfnAnchor.AddMetadata(jsii.String(channelpolicy.WritersMetadataKey), []string{sweeperArn})
+	cfnAnchor.AddMetadata(jsii.String(channelpolicy.ReadersMetadataKey), append([]string{}, props.Auditors...))
+	l.Sweeper.AddEnvironment(jsii.String(contract.EnvLedgerAnchorBucket), l.Anchor.BucketName(), nil)
+	l.Sweeper.Role().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("s3:PutObject", "s3:GetObject", "s3:GetObjectVersion"),
+		Resources: jsii.Strings(*l.Anchor.BucketArn() + "/" + contract.LedgerAnchorPrefix + "*"),
+	}))
+	l.Sweeper.Role().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions: jsii.Strings("s3:ListBucketVersions"), Resources: jsii.Strings(*l.Anchor.BucketArn()),
+	}))
 }

@@ -207,34 +207,10 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	// and the locks must name it).
 	d := NewDesign()
 	if t := in.Topic; t != nil {
-		principal := iameval.SNSServicePrincipal(topicRegion(t), known(learned.Region))
-		if t.RestrictsSqsDecryption && principal == globalSNSPrincipal {
-			// CDK's own subscription scopes both statements to the topic
-			// under this flag.
-			d.Subscriptions = append(d.Subscriptions, Subscription{Topic: NameTopic, Queue: NameQueue})
-		} else {
-			// Like SqsSubscription: a topic imported by ARN names its
-			// region, so a store in another region subscribes across regions.
-			region := ""
-			if !IsToken(t.Arn) {
-				if parts := strings.Split(t.Arn, ":"); len(parts) > 3 {
-					region = parts[3]
-				}
-			}
-			d.Subscriptions = append(d.Subscriptions, Subscription{Topic: NameTopic, Queue: NameQueue, Scoped: true, Key: NameKey,
-				Principal: principal, TopicArn: t.Arn, Region: region})
-		}
+		d.Subscriptions = append(d.Subscriptions, subscriptionTo(t, learned))
 	}
 
-	env := map[string]string{
-		contract.EnvSubscriber:          in.Name,
-		contract.EnvQueueURL:            shellRead.Queues[NameQueue].URL,
-		contract.EnvPassTwoDelaySeconds: strconv.Itoa(build.PassTwoDelaySeconds),
-		contract.EnvBatchTimeoutSeconds: strconv.Itoa(build.BatchTimeoutSeconds),
-	}
-	if in.ResponseQueue != nil {
-		env[contract.EnvResponseQueueURL] = in.ResponseQueue.URL
-	}
+	env := handlerEnvironment(in, shellRead.Queues[NameQueue].URL, build)
 	var fn Name         // the handler, "" for none
 	var role *RoleFacts // the handler's role, nil for none
 	switch {
@@ -327,16 +303,69 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 		d.Locks = append(d.Locks, queue.Lock())
 	}
 
+	addAlarms(&d, in.Name, build)
+	addSuppressions(&d, fn, ownRole)
+	step.Design, step.Final = d, true
+	problems.Name(subscriberRule(path))
+	step.Problems = problems.Refusals()
+	if step.Problems == nil {
+		step.Problems = []string{}
+	}
+	return step
+}
+
+// handlerEnvironment is what the construct tells the handler: its
+// subscriber, its own queue (pass two), the pass-two delay, the batch
+// timeout and the response queue.
+func handlerEnvironment(in SubscriberInput, queueURL string, build timing.Store) map[string]string {
+	env := map[string]string{
+		contract.EnvSubscriber:          in.Name,
+		contract.EnvQueueURL:            queueURL,
+		contract.EnvPassTwoDelaySeconds: strconv.Itoa(build.PassTwoDelaySeconds),
+		contract.EnvBatchTimeoutSeconds: strconv.Itoa(build.BatchTimeoutSeconds),
+	}
+	if in.ResponseQueue != nil {
+		env[contract.EnvResponseQueueURL] = in.ResponseQueue.URL
+	}
+	return env
+}
+
+// subscriptionTo is the store queue's subscription to the erasure topic t.
+func subscriptionTo(t *TopicFacts, learned *shellFacts) Subscription {
+	principal := iameval.SNSServicePrincipal(topicRegion(t), known(learned.Region))
+	if t.RestrictsSqsDecryption && principal == globalSNSPrincipal {
+		// CDK's own subscription scopes both statements to the topic under
+		// this flag.
+		return Subscription{Topic: NameTopic, Queue: NameQueue}
+	}
+	// Like SqsSubscription: a topic imported by ARN names its region, so a
+	// store in another region subscribes across regions.
+	region := ""
+	if !IsToken(t.Arn) {
+		if parts := strings.Split(t.Arn, ":"); len(parts) > 3 {
+			region = parts[3]
+		}
+	}
+	return Subscription{Topic: NameTopic, Queue: NameQueue, Scoped: true, Key: NameKey, Principal: principal, TopicArn: t.Arn, Region: region}
+}
+
+// addAlarms adds the subscriber's two alarms: a request dead-lettered, and
+// a message older than the store's worst case.
+func addAlarms(d *Design, name string, build timing.Store) {
 	d.Alarms = append(d.Alarms,
 		DeadLetterAlarm(NameThis, "DeadLetterAlarm", NameDeadLetterQueue,
-			"Erasure requests for subscriber "+in.Name+" reached the dead-letter queue: they were not handled and need an operator.", NameDeadLetterAlarm),
+			"Erasure requests for subscriber "+name+" reached the dead-letter queue: they were not handled and need an operator.", NameDeadLetterAlarm),
 		OldestMessageAlarm(NameThis, "OldestMessageAlarm", NameQueue, build.WorstCaseSeconds(),
-			fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", in.Name, build.WorstCaseSeconds()),
+			fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", name, build.WorstCaseSeconds()),
 			NameOldestMessageAlarm))
+}
 
-	// Each suppression on the resources it concerns only: cdk-nag writes its
-	// reasons into every resource it is applied to, and a subscriber-wide
-	// suppression quintupled each store's template.
+// addSuppressions adds the subscriber's cdk-nag suppressions, each on the
+// resources it concerns only: cdk-nag writes its reasons into every
+// resource it is applied to, and a subscriber-wide suppression quintupled
+// each store's template. fn is the handler ("" for none); ownRole says the
+// construct built its role and log group.
+func addSuppressions(d *Design, fn Name, ownRole bool) {
 	d.Suppressions = append(d.Suppressions, AlarmActionsSuppression(NameDeadLetterAlarm, NameOldestMessageAlarm))
 	if fn != "" {
 		handler := []Name{fn} // a function's own default role is its child
@@ -348,13 +377,6 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	// The subscription is the queue's child; the queue itself has a redrive policy.
 	d.Suppressions = append(d.Suppressions, NewSuppression(map[string]string{"Serverless-SNSRedrivePolicy": ReasonSNSRedrive, "Serverless-SQSRedrivePolicy": ReasonDLQRedrive},
 		NameQueue, NameDeadLetterQueue))
-	step.Design, step.Final = d, true
-	problems.Name(subscriberRule(path))
-	step.Problems = problems.Refusals()
-	if step.Problems == nil {
-		step.Problems = []string{}
-	}
-	return step
 }
 
 // shell is the subscriber's first design: the construct, its key and
