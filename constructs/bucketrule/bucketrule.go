@@ -117,6 +117,29 @@ func Enabled(r map[string]any) bool {
 // store whose current generations move there cannot read, erase or verify them.
 var archiveClasses = map[string]bool{"GLACIER": true, "DEEP_ARCHIVE": true}
 
+// The bucket rule's parts, by the ids the app-wide check reports them under
+// (docs/check-rules.md; constructs/erasurecheck declares each once, with
+// these ids): BitmapStoreBucket's refusal and the check's finding of one
+// bucket name the same rule.
+const (
+	RuleObjectLockOff          = "EC501"
+	RuleVersioned              = "EC502"
+	RuleLifecycleSparesLibrary = "EC503"
+	RuleNoncurrentExpiry       = "EC504"
+	RuleAbortsMultipart        = "EC505"
+	RuleReadTTL                = "EC506"
+)
+
+// fieldRules are the rules of each setting Check judges, by its field.
+var fieldRules = map[string]string{"objectLockEnabled": RuleObjectLockOff, "versioned": RuleVersioned,
+	"expiration": RuleLifecycleSparesLibrary, "expirationDate": RuleLifecycleSparesLibrary, "transitions": RuleLifecycleSparesLibrary,
+	"noncurrentVersionsToRetain": RuleLifecycleSparesLibrary, "noncurrentVersionExpiration": RuleNoncurrentExpiry,
+	"abortIncompleteMultipartUpload": RuleAbortsMultipart, "readTtl": RuleReadTTL}
+
+// RuleOf is the rule a problem of a bitmap store's bucket breaks, by the
+// field it names ("" for a field no rule judges).
+func RuleOf(p problem.Problem) string { return fieldRules[p.Path.Field()] }
+
 // Check lists every way the bucket breaks the bitmap store's
 // erasure guarantee, for the library's objects under prefix. A rule reaches
 // the library when its prefix and the library's overlap (an empty prefix
@@ -191,5 +214,6 @@ func Check(s Shape, prefix string, c contract.Constants, path problem.Path) prob
 	if !abortOK {
 		l.Add(path.Child("abortIncompleteMultipartUpload"), problem.Missing, "no rule covering %q aborts incomplete multipart uploads: a failed large write leaves parts no listing shows", prefix)
 	}
+	l.Name(func(p problem.Problem) (string, string) { return RuleOf(p), "" })
 	return l
 }

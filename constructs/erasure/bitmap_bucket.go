@@ -314,6 +314,7 @@ func (b *BitmapStoreBucket) Problems() problem.List {
 			l.Add(b.path.Child("readTtl"), problem.AboveCap, "%d ms is above subscriber %s's pass-two delay of %d s: pass two could run while another process still serves the id", b.ReadTTLMillis, s.Name, s.Settings.PassTwoDelaySeconds)
 		}
 	}
+	l.Name(func(p problem.Problem) (string, string) { return bucketrule.RuleOf(p), "" })
 	return l
 }
 
