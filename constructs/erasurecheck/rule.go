@@ -131,6 +131,17 @@ func Rules() []*Rule {
 // RuleByID returns the rule with id, or nil.
 func RuleByID(id string) *Rule { return registry[id] }
 
+// Implementation is where a rule lives in the source: the functions that
+// report it, and the test that holds it to its fixtures (rule_sources.go,
+// generated from the package's source; docs/check-rules.md shows it).
+type Implementation struct {
+	Functions []string
+	Fixture   string
+}
+
+// Implementation is where r lives in the source.
+func (r *Rule) Implementation() Implementation { return ruleSources[r.Name] }
+
 // storeFamily is a family of rules judged per store: its rules and the
 // function that judges one store by them. checkStore reads the store, then
 // walks storeFamilies.

@@ -248,7 +248,8 @@ func RulesOut(rules []*erasurecheck.Rule) []RuleOut {
 }
 
 // RulesMarkdown is docs/check-rules.md: one section per rule, generated from
-// the registry (make rules-doc; TestRulesPageMatchesRegistry).
+// the registry (make rules-doc; TestRulesPageMatchesRegistry), each with the
+// functions that report it and the test of its fixtures (Rule.Implementation).
 func RulesMarkdown(rules []*erasurecheck.Rule) string {
 	var b strings.Builder
 	b.WriteString("# The app-wide check's rules\n\n")
@@ -269,6 +270,12 @@ func RulesMarkdown(rules []*erasurecheck.Rule) string {
 			src += ": " + r.Reference
 		}
 		fmt.Fprintf(&b, "- **Enforces:** %s\n- **Acknowledgeable:** %s\n", src, yesNo(r.Acknowledgeable))
+		im := r.Implementation()
+		reporters := make([]string, len(im.Functions))
+		for i, f := range im.Functions {
+			reporters[i] = "`" + strings.Replace(f, " (", "` (", 1)
+		}
+		fmt.Fprintf(&b, "- **Reported by:** %s\n- **Fixtures:** %s\n", strings.Join(reporters, "; "), im.Fixture)
 	}
 	return b.String()
 }

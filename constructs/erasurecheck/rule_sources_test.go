@@ -1,0 +1,362 @@
+package erasurecheck
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var updateSources = flag.Bool("update", false, "rewrite rule_sources.go from the package's source")
+
+// TestRuleSourcesAreCurrent: rule_sources.go, which docs/check-rules.md
+// shows under each rule, is what the package's source says: the functions
+// that report each rule (read with go/ast: every function or family check
+// that names the rule's variable, or a map of rules it indexes) and the
+// test that holds it to its fixtures. `go test ./constructs/erasurecheck
+// -run TestRuleSourcesAreCurrent -update` rewrites it.
+func TestRuleSourcesAreCurrent(t *testing.T) {
+	got, err := ruleSourcesFile(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *updateSources {
+		if err := os.WriteFile("rule_sources.go", got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile("rule_sources.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("rule_sources.go is not the source's: go test ./constructs/erasurecheck -run TestRuleSourcesAreCurrent -args -update")
+	}
+	for _, r := range Rules() {
+		if im := r.Implementation(); len(im.Functions) == 0 && r.Source != FromConstruct || im.Fixture == "" {
+			t.Errorf("%s (%s): no function reports it or no test holds it: %+v", r.ID, r.Name, im)
+		}
+	}
+}
+
+// ruleSourcesFile reads the package in dir and renders rule_sources.go.
+func ruleSourcesFile(dir string) ([]byte, error) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	var files, tests []*ast.File
+	var names []string
+	for n := range pkgs["erasurecheck"].Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if f := pkgs["erasurecheck"].Files[n]; strings.HasSuffix(n, "_test.go") {
+			tests = append(tests, f)
+		} else {
+			files = append(files, f)
+		}
+	}
+	// The rules' variables, by the Name each declares.
+	ruleOf := map[string]string{}  // variable -> rule name
+	construct := map[string]bool{} // rule name -> applied by a construct only
+	idConst := map[string]string{} // rule name -> the constant of its id, for a construct's rule
+	for _, f := range files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, sp := range g.Specs {
+				vs := sp.(*ast.ValueSpec)
+				for i, v := range vs.Values {
+					if name, fromConstruct, c, ok := declaredRuleID(v); ok {
+						ruleOf[vs.Names[i].Name], construct[name] = name, fromConstruct
+						if fromConstruct {
+							idConst[name] = c
+						}
+					}
+				}
+			}
+		}
+	}
+	// Who names each rule: a function, a family's check, or a map of rules a
+	// function indexes.
+	users := map[string]map[string]bool{} // rule name -> reporters
+	viaMap := map[string][]string{}       // map variable -> rule names it holds
+	note := func(rule, by string) {
+		if users[rule] == nil {
+			users[rule] = map[string]bool{}
+		}
+		users[rule][by] = true
+	}
+	namesIn := func(n ast.Node) []string {
+		var out []string
+		ast.Inspect(n, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if r, ok := ruleOf[id.Name]; ok {
+					out = append(out, r)
+				}
+			}
+			return true
+		})
+		return out
+	}
+	for _, f := range files {
+		file := filepath.Base(fset.Position(f.Pos()).Filename)
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				for _, r := range namesIn(d.Body) {
+					note(r, funcName(d)+" ("+file+")")
+				}
+			case *ast.GenDecl:
+				if d.Tok != token.VAR {
+					continue
+				}
+				for _, sp := range d.Specs {
+					vs := sp.(*ast.ValueSpec)
+					for i, v := range vs.Values {
+						if _, _, ok := declaredRule(v); ok {
+							continue
+						}
+						lit, _ := v.(*ast.CompositeLit)
+						if lit == nil {
+							continue
+						}
+						if _, isMap := lit.Type.(*ast.MapType); isMap {
+							viaMap[vs.Names[i].Name] = namesIn(lit)
+							continue
+						}
+						for _, el := range lit.Elts { // a family: its check reports, its rules list
+							if kv, ok := el.(*ast.KeyValueExpr); ok {
+								if fl, ok := kv.Value.(*ast.FuncLit); ok {
+									for _, r := range namesIn(fl.Body) {
+										note(r, vs.Names[i].Name+"."+kv.Key.(*ast.Ident).Name+" ("+file+")")
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for mapVar, rules := range viaMap {
+		for _, f := range files {
+			file := filepath.Base(fset.Position(f.Pos()).Filename)
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || !mentions(fd.Body, mapVar) {
+					continue
+				}
+				for _, r := range rules {
+					note(r, funcName(fd)+" via "+mapVar+" ("+file+")")
+				}
+			}
+			for _, d := range f.Decls { // a family's check that indexes the map
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.VAR {
+					continue
+				}
+				for _, sp := range g.Specs {
+					vs := sp.(*ast.ValueSpec)
+					for i, v := range vs.Values {
+						if lit, ok := v.(*ast.CompositeLit); ok {
+							for _, el := range lit.Elts {
+								if kv, ok := el.(*ast.KeyValueExpr); ok {
+									if fl, ok := kv.Value.(*ast.FuncLit); ok && mentions(fl.Body, mapVar) {
+										for _, r := range rules {
+											note(r, vs.Names[i].Name+"."+kv.Key.(*ast.Ident).Name+" via "+mapVar+" ("+file+")")
+										}
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	// A construct's rule is reported by the construct's own decisions
+	// (constructs/erasure/plan): the functions there that name its id.
+	planDir := filepath.Join(dir, "..", "erasure", "plan")
+	planPkgs, err := parser.ParseDir(fset, planDir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		return nil, err
+	}
+	for name, c := range idConst {
+		for path, f := range planPkgs["plan"].Files {
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && mentions(fd.Body, c) {
+					note(name, "plan."+funcName(fd)+" (constructs/erasure/plan/"+filepath.Base(path)+")")
+				}
+			}
+		}
+	}
+	// Which test holds each rule to its fixtures.
+	fixtures, appFixtures := mapKeys(tests, "ruleFixtures"), mapKeys(tests, "appFixtureRules")
+	var b bytes.Buffer
+	b.WriteString("// Code generated by go test ./constructs/erasurecheck -run TestRuleSourcesAreCurrent -args -update; DO NOT EDIT.\n\n")
+	b.WriteString("package erasurecheck\n\n")
+	b.WriteString("// ruleSources are, by rule name, the functions that report each rule and\n// the test that holds it to its fixtures (docs/check-rules.md).\n")
+	b.WriteString("var ruleSources = map[string]Implementation{\n")
+	var rules []string
+	for _, r := range ruleOf {
+		rules = append(rules, r)
+	}
+	sort.Strings(rules)
+	rules = slices.Compact(rules)
+	for _, name := range rules {
+		r := ruleByName(name)
+		if r == nil {
+			return nil, fmt.Errorf("rule %s is declared in the source but not registered", name)
+		}
+		fixture := ""
+		switch {
+		case construct[name]:
+			fixture = "test/construct_rules_test.go (the refusal spec, test/testdata/subscriber-refusals.json)"
+		case fixtures[r.ID]:
+			fixture = "constructs/erasurecheck/rules_test.go (ruleFixtures)"
+		case appFixtures[r.ID]:
+			fixture = "test/rule_fixtures_test.go (the example app)"
+		}
+		fmt.Fprintf(&b, "\t%q: {Functions: []string{", name)
+		reporters := mapsKeys(users[name])
+		sort.Strings(reporters)
+		for i, u := range reporters {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(u))
+		}
+		fmt.Fprintf(&b, "}, Fixture: %q},\n", fixture)
+	}
+	b.WriteString("}\n")
+	return format.Source(b.Bytes())
+}
+
+// declaredRule reads declare(Rule{..., Name: "X", ..., Source: FromConstruct}).
+func declaredRule(v ast.Expr) (name string, fromConstruct, ok bool) {
+	name, fromConstruct, _, ok = declaredRuleID(v)
+	return name, fromConstruct, ok
+}
+
+// declaredRuleID is declaredRule with the constant its ID names in another
+// package (plan.RuleSubscriberName: "RuleSubscriberName"), "" for a literal.
+func declaredRuleID(v ast.Expr) (name string, fromConstruct bool, idConst string, ok bool) {
+	call, ok := v.(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return "", false, "", false
+	}
+	if fn, ok := call.Fun.(*ast.Ident); !ok || fn.Name != "declare" {
+		return "", false, "", false
+	}
+	lit, ok := call.Args[0].(*ast.CompositeLit)
+	if !ok {
+		return "", false, "", false
+	}
+	for _, el := range lit.Elts {
+		kv, ok := el.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		switch kv.Key.(*ast.Ident).Name {
+		case "Name":
+			if bl, ok := kv.Value.(*ast.BasicLit); ok {
+				name, _ = strconv.Unquote(bl.Value)
+			}
+		case "Source":
+			if id, ok := kv.Value.(*ast.Ident); ok && id.Name == "FromConstruct" {
+				fromConstruct = true
+			}
+		case "ID":
+			if sel, ok := kv.Value.(*ast.SelectorExpr); ok {
+				idConst = sel.Sel.Name
+			}
+		}
+	}
+	return name, fromConstruct, idConst, name != ""
+}
+
+// funcName is a function's name, a method's with its receiver's type.
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	typ := fd.Recv.List[0].Type
+	if st, ok := typ.(*ast.StarExpr); ok {
+		typ = st.X
+	}
+	if id, ok := typ.(*ast.Ident); ok {
+		return id.Name + "." + fd.Name.Name
+	}
+	return fd.Name.Name
+}
+
+// mentions says whether n names the identifier name.
+func mentions(n ast.Node, name string) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == name {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// mapKeys are the string keys of the map literal assigned to the variable
+// name in files.
+func mapKeys(files []*ast.File, name string) map[string]bool {
+	keys := map[string]bool{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			if !ok || len(vs.Names) != 1 || vs.Names[0].Name != name || len(vs.Values) != 1 {
+				return true
+			}
+			if lit, ok := vs.Values[0].(*ast.CompositeLit); ok {
+				for _, el := range lit.Elts {
+					if kv, ok := el.(*ast.KeyValueExpr); ok {
+						if bl, ok := kv.Key.(*ast.BasicLit); ok {
+							k, _ := strconv.Unquote(bl.Value)
+							keys[k] = true
+						}
+					}
+				}
+			}
+			return false
+		})
+	}
+	return keys
+}
+
+func mapsKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func ruleByName(name string) *Rule {
+	for _, r := range Rules() {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
