@@ -13,12 +13,14 @@ import java.util.regex.Pattern;
  * and Maven prints that under its own trace: the quickstart's
  * {@code exec:java} runs the app through this class instead
  * ({@code <mainClass>com.linncloud.erasurechannel.constructs.RunApp</mainClass>},
- * the app's main class as its first argument). Any other exception is
- * thrown on unchanged; {@code ERASURE_CHANNEL_TRACE=1} throws a refusal on
+ * the app's main class as its first argument). CDK's "Validation failed"
+ * after a policy validation report (the check's findings, printed above it)
+ * is printed as its one line. Any other exception is thrown on unchanged; {@code ERASURE_CHANNEL_TRACE=1} throws a refusal on
  * too. Added to the jsii jar by tools/release/java_artifacts.py.
  */
 public final class RunApp {
     private static final Pattern REFUSAL = Pattern.compile("(?m)^\\s*\\[[^\\]\\n]+\\] EC\\d{3} ");
+    private static final Pattern REPORTED = Pattern.compile("^ValidationFailed: Validation failed\\.");
 
     private RunApp() {
     }
@@ -52,6 +54,9 @@ public final class RunApp {
     static String refusal(Throwable t) {
         for (; t != null; t = t.getCause()) {
             String m = t.getMessage();
+            if (m != null && REPORTED.matcher(m).find()) {
+                return m.lines().findFirst().orElse(m);
+            }
             if (m == null || !REFUSAL.matcher(m).find()) {
                 continue;
             }
