@@ -226,6 +226,31 @@ func (a *Assembly) conditionValue(t *Template, v any, depth int) (value, known b
 	return false, false
 }
 
+// ConditionsReferred are the conditions a condition's definition refers to
+// ({"Condition": name} anywhere in it), read from the model.
+func ConditionsReferred(def any) []string {
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if name, ok := v["Condition"].(string); ok && len(v) == 1 {
+				out = append(out, name)
+				return
+			}
+			for _, k := range SortedKeys(v) {
+				walk(v[k])
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(def)
+	return out
+}
+
 // Created reports whether a resource is created under its template's
 // conditions: known is false where the condition cannot be decided.
 func (a *Assembly) Created(t *Template, r Resource) (created, known bool) {

@@ -1,7 +1,6 @@
 package erasurecheck
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -498,7 +497,7 @@ func (a *assembly) undecidedLeaves(t *template) []string {
 		if _, known := a.Condition(t, name); known {
 			continue
 		}
-		if b, _ := json.Marshal(def); strings.Contains(string(b), `"Condition"`) {
+		if len(cfnmodel.ConditionsReferred(def)) > 0 {
 			continue
 		}
 		out = append(out, name)
