@@ -98,7 +98,7 @@ type ErasureSubscriber struct {
 	// Name is the subscriber name.
 	Name string
 	// Settings are the timing settings the queue and handler were built with.
-	Settings timing.Store
+	Settings timing.SubscriberSettings
 	// Key encrypts Queue and DeadLetterQueue; it is never the topic's key.
 	Key awskms.Key
 	// Queue receives the erasure topic's messages as raw bodies.

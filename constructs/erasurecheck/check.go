@@ -640,7 +640,7 @@ func (a *assembly) readStore(t *template, subID string, sub resource, c contract
 // its event source's batch size and window, and its handler's pass-two delay
 // and batch timeout (a batch timeout left out is at most the timeout), each
 // as CloudFormation resolves it.
-func (a *assembly) readerSettings(set *timing.Store, et *template, esm map[string]any, ft *template, env map[string]any, timeout int) {
+func (a *assembly) readerSettings(set *timing.SubscriberSettings, et *template, esm map[string]any, ft *template, env map[string]any, timeout int) {
 	set.HandlerTimeoutSeconds = timeout
 	set.BatchSize = a.NumAt(et, esm["BatchSize"], esmDefaultBatchSize)
 	set.MaxBatchingWindowSeconds = a.NumAt(et, esm["MaximumBatchingWindowInSeconds"], 0)

@@ -58,7 +58,7 @@ type Rule struct {
 	// Severity of its findings.
 	Severity Severity
 	// Type is the problem type its findings carry (a rule that maps a shared
-	// rule's problems, timing.Store.Check or CheckBitmapBucket, keeps theirs).
+	// rule's problems, timing.SubscriberSettings.Check or CheckBitmapBucket, keeps theirs).
 	Type problem.Type
 	// Source and Reference: where what it enforces comes from (a constant of
 	// contract/constants.json, an AWS documentation page, the lockdown).

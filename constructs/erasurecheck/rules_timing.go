@@ -7,7 +7,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
-// The timing family: timing.Store.Check, the rules ErasureSubscriber applies
+// The timing family: timing.SubscriberSettings.Check, the rules ErasureSubscriber applies
 // to its props, applied to what the templates deploy. Every one is a seed cap
 // or derivation, or an AWS limit: none may be acknowledged.
 var (
@@ -57,13 +57,13 @@ var (
 		Fix:   "Give a literal, or a parameter with a Default (erasurectl check --parameter passes a deploy's value)."})
 )
 
-// timingRules are the timing rules by the field of timing.Store.Check.
+// timingRules are the timing rules by the field of timing.SubscriberSettings.Check.
 var timingRules = map[string]*Rule{"handlerTimeout": ruleHandlerTimeout, "visibilityTimeout": ruleVisibilityTimeout, "maxReceiveCount": ruleMaxReceiveCount,
 	"passTwoDelay": rulePassTwoDelay, "batchTimeout": ruleBatchTimeout, "batchSize": ruleBatchSize, "maxBatchingWindow": ruleBatchingWindow,
 	"retentionPeriod": ruleRetention, "queueDelay": ruleQueueDelay}
 
 // timingFamily judges every reader's timing against the queue's, as
-// timing.Store.Check judges ErasureSubscriber's props.
+// timing.SubscriberSettings.Check judges ErasureSubscriber's props.
 var timingFamily = storeFamily{name: "timing", rules: []*Rule{ruleHandlerTimeout, ruleVisibilityTimeout, ruleMaxReceiveCount, rulePassTwoDelay,
 	ruleBatchTimeout, ruleBatchSize, ruleBatchingWindow, ruleRetention, ruleQueueDelay, ruleWorstCase, ruleValueOnlyDeployKnows}, check: func(a *assembly, sc *storeCheck) {
 	s, f, c := sc.store, &sc.f, sc.c
@@ -101,11 +101,11 @@ var timingFamily = storeFamily{name: "timing", rules: []*Rule{ruleHandlerTimeout
 	}
 }}
 
-// addTiming reports a problem of timing.Store.Check under its rule, on the
+// addTiming reports a problem of timing.SubscriberSettings.Check under its rule, on the
 // resource and property its field is written at, with the fix the settings
 // ask for where a value is derived (the visibility timeout of this handler's
 // timeout, the channel's retention).
-func addTiming(f *findings, p problem.Problem, set timing.Store, c contract.Constants, queueID, fnID, esmID string) {
+func addTiming(f *findings, p problem.Problem, set timing.SubscriberSettings, c contract.Constants, queueID, fnID, esmID string) {
 	field := p.Path.Field()
 	r := timingRules[field]
 	if p.Type == problem.BreaksTiming {

@@ -33,7 +33,7 @@ const (
 // StoreSpec is one store's name and timing settings as deployed.
 type StoreSpec struct {
 	Name     string
-	Settings timing.Store
+	Settings timing.SubscriberSettings
 }
 
 // ReadStores reads every store of a cloud assembly directory: every queue

@@ -12,20 +12,22 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 )
 
-// Store is one store's settings, in seconds and counts.
-type Store struct {
-	HandlerTimeoutSeconds    int // the Lambda timeout, at most T
-	VisibilityTimeoutSeconds int // exactly multiplier x handler timeout
-	MaxReceiveCount          int // at most N
-	PassTwoDelaySeconds      int // at most X and SQS's delay limit
-	BatchTimeoutSeconds      int // at most b and the handler timeout
-	BatchSize                int // records per invocation
-	MaxBatchingWindowSeconds int // 0 for none
-	RetentionSeconds         int // exactly the channel retention
+// SubscriberSettings are one store's timing settings, in seconds and counts: what
+// ErasureSubscriber builds its queue and handler with (the jsii package's
+// SubscriberSettings, and the design's, under the same name and json keys).
+type SubscriberSettings struct {
+	HandlerTimeoutSeconds    int `json:"handlerTimeoutSeconds"`    // the Lambda timeout, at most T
+	VisibilityTimeoutSeconds int `json:"visibilityTimeoutSeconds"` // exactly multiplier x handler timeout
+	MaxReceiveCount          int `json:"maxReceiveCount"`          // at most N
+	PassTwoDelaySeconds      int `json:"passTwoDelaySeconds"`      // at most X and SQS's delay limit
+	BatchTimeoutSeconds      int `json:"batchTimeoutSeconds"`      // at most b and the handler timeout
+	BatchSize                int `json:"batchSize"`                // records per invocation
+	MaxBatchingWindowSeconds int `json:"maxBatchingWindowSeconds"` // 0 for none
+	RetentionSeconds         int `json:"retentionSeconds"`         // exactly the channel retention
 	// QueueDelaySeconds is the queue's DelaySeconds: every delivery from the
 	// topic waits it before the first receive (pass two's message carries its
 	// own delay, which overrides it). 0 for none.
-	QueueDelaySeconds int
+	QueueDelaySeconds int `json:"queueDelaySeconds"`
 }
 
 // VisibilityFor is the visibility timeout a queue needs for a handler of
@@ -37,8 +39,8 @@ func VisibilityFor(c contract.Constants, handlerSeconds int) int {
 // Defaults are the caps' safe settings: what a store that sets nothing gets.
 // The batch size is 1, so one invocation carries one destructive request and
 // its batch timeout always fits inside the handler timeout.
-func Defaults(c contract.Constants) Store {
-	return Store{
+func Defaults(c contract.Constants) SubscriberSettings {
+	return SubscriberSettings{
 		HandlerTimeoutSeconds:    c.HandlerTimeoutCapSeconds,
 		VisibilityTimeoutSeconds: VisibilityFor(c, c.HandlerTimeoutCapSeconds),
 		MaxReceiveCount:          c.MaxReceiveCount,
@@ -55,7 +57,7 @@ func Defaults(c contract.Constants) Store {
 // batching window, pass two waits its delay, and the first delivery waits the
 // queue's delay. At the caps with no window and no queue delay it is
 // 2·(N−1)·V + 2·T + X, the seed's bound on R.
-func (s Store) WorstCaseSeconds() int {
+func (s SubscriberSettings) WorstCaseSeconds() int {
 	pass := (s.MaxReceiveCount-1)*s.VisibilityTimeoutSeconds + s.HandlerTimeoutSeconds + s.MaxReceiveCount*s.MaxBatchingWindowSeconds
 	return s.QueueDelaySeconds + 2*pass + s.PassTwoDelaySeconds
 }
@@ -113,7 +115,7 @@ func RuleOf(p problem.Problem) string {
 // Check returns every way s breaks the channel's rules; each problem's path
 // is path's child, the setting (e.g. ErasureSubscriber[space].handlerTimeout),
 // and each carries its rule (RuleOf) and its fix, in the setting's name.
-func (s Store) Check(c contract.Constants, path problem.Path) problem.List {
+func (s SubscriberSettings) Check(c contract.Constants, path problem.Path) problem.List {
 	var l problem.List
 	f := path.Child
 	fix := func(format string, args ...any) { l[len(l)-1].Fix = fmt.Sprintf(format, args...) }
@@ -200,7 +202,7 @@ func Scaled(c contract.Constants, divisor int) (contract.Constants, error) {
 // Scaled divides the store's durations by divisor (rounded up), keeps the
 // visibility exactly multiplier x the handler timeout, and takes the scaled
 // channel's retention: the same store, faster, on a channel scaled by Scaled.
-func (s Store) Scaled(divisor int, scaled contract.Constants) Store {
+func (s SubscriberSettings) Scaled(divisor int, scaled contract.Constants) SubscriberSettings {
 	out := s
 	out.HandlerTimeoutSeconds = ceilDiv(s.HandlerTimeoutSeconds, divisor)
 	out.VisibilityTimeoutSeconds = VisibilityFor(scaled, out.HandlerTimeoutSeconds)

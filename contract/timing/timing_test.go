@@ -26,19 +26,19 @@ func TestCheckFindsEachProblem(t *testing.T) {
 	c := contract.Channel()
 	for _, tc := range []struct {
 		name string
-		mod  func(*Store)
+		mod  func(*SubscriberSettings)
 		want string // the line's start: the rule, the path and the type
 	}{
-		{"T", func(s *Store) { s.HandlerTimeoutSeconds++; s.VisibilityTimeoutSeconds += c.VisibilityTimeoutMultiplier }, "EC201 S.handlerTimeout: AboveCap"},
-		{"V", func(s *Store) { s.VisibilityTimeoutSeconds-- }, "EC202 S.visibilityTimeout: NotDerived"},
-		{"N", func(s *Store) { s.MaxReceiveCount++ }, "EC203 S.maxReceiveCount: AboveCap"},
-		{"N zero", func(s *Store) { s.MaxReceiveCount = 0 }, "EC203 S.maxReceiveCount: BelowMinimum"},
-		{"X", func(s *Store) { s.PassTwoDelaySeconds++ }, "EC204 S.passTwoDelay: AboveCap"},
-		{"b", func(s *Store) { s.BatchTimeoutSeconds++ }, "EC205 S.batchTimeout: AboveCap"},
-		{"retention", func(s *Store) { s.RetentionSeconds-- }, "EC208 S.retentionPeriod: NotDerived"},
-		{"window", func(s *Store) { s.MaxBatchingWindowSeconds = 1 }, "EC210 S.maxBatchingWindow: BreaksTiming"},
-		{"window past AWS", func(s *Store) { s.MaxBatchingWindowSeconds = c.AWS.LambdaSQSBatchingWindowMaxSeconds + 1 }, "EC207 S.maxBatchingWindow: AboveCap"},
-		{"batch size", func(s *Store) { s.BatchSize = c.AWS.LambdaSQSBatchSizeMax + 1 }, "EC206 S.batchSize: AboveCap"},
+		{"T", func(s *SubscriberSettings) { s.HandlerTimeoutSeconds++; s.VisibilityTimeoutSeconds += c.VisibilityTimeoutMultiplier }, "EC201 S.handlerTimeout: AboveCap"},
+		{"V", func(s *SubscriberSettings) { s.VisibilityTimeoutSeconds-- }, "EC202 S.visibilityTimeout: NotDerived"},
+		{"N", func(s *SubscriberSettings) { s.MaxReceiveCount++ }, "EC203 S.maxReceiveCount: AboveCap"},
+		{"N zero", func(s *SubscriberSettings) { s.MaxReceiveCount = 0 }, "EC203 S.maxReceiveCount: BelowMinimum"},
+		{"X", func(s *SubscriberSettings) { s.PassTwoDelaySeconds++ }, "EC204 S.passTwoDelay: AboveCap"},
+		{"b", func(s *SubscriberSettings) { s.BatchTimeoutSeconds++ }, "EC205 S.batchTimeout: AboveCap"},
+		{"retention", func(s *SubscriberSettings) { s.RetentionSeconds-- }, "EC208 S.retentionPeriod: NotDerived"},
+		{"window", func(s *SubscriberSettings) { s.MaxBatchingWindowSeconds = 1 }, "EC210 S.maxBatchingWindow: BreaksTiming"},
+		{"window past AWS", func(s *SubscriberSettings) { s.MaxBatchingWindowSeconds = c.AWS.LambdaSQSBatchingWindowMaxSeconds + 1 }, "EC207 S.maxBatchingWindow: AboveCap"},
+		{"batch size", func(s *SubscriberSettings) { s.BatchSize = c.AWS.LambdaSQSBatchSizeMax + 1 }, "EC206 S.batchSize: AboveCap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Defaults(c)

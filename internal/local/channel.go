@@ -1,6 +1,6 @@
 // Package local runs an erasure channel on the SNS/SQS emulator: the same
 // topology the constructs synthesize (raw delivery, redrive with N, the
-// store's visibility and retention, all from a timing.Store), and a poller that
+// store's visibility and retention, all from a timing.SubscriberSettings), and a poller that
 // plays Lambda's SQS event source mapping for a store handler in process.
 // Integration tests and erasurectl's local channel use it.
 package local

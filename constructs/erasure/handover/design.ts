@@ -292,10 +292,22 @@ export interface SubscriberInput {
   readonly functionAnswer?: Answer;
 }
 
+export interface SubscriberSettings {
+  readonly handlerTimeoutSeconds: number;
+  readonly visibilityTimeoutSeconds: number;
+  readonly maxReceiveCount: number;
+  readonly passTwoDelaySeconds: number;
+  readonly batchTimeoutSeconds: number;
+  readonly batchSize: number;
+  readonly maxBatchingWindowSeconds: number;
+  readonly retentionSeconds: number;
+  readonly queueDelaySeconds: number;
+}
+
 export interface SubscriberStep {
   readonly design: Design;
   readonly final: boolean;
-  readonly settings: TimingStore;
+  readonly settings: SubscriberSettings;
   readonly problems: readonly string[] | null;
   readonly handlerRoleId?: string;
 }
@@ -314,18 +326,6 @@ export interface Suppression {
   readonly scopes: readonly Name[] | null;
   readonly rules: readonly NagRule[] | null;
   readonly unlessContextOff: string;
-}
-
-export interface TimingStore {
-  readonly HandlerTimeoutSeconds: number;
-  readonly VisibilityTimeoutSeconds: number;
-  readonly MaxReceiveCount: number;
-  readonly PassTwoDelaySeconds: number;
-  readonly BatchTimeoutSeconds: number;
-  readonly BatchSize: number;
-  readonly MaxBatchingWindowSeconds: number;
-  readonly RetentionSeconds: number;
-  readonly QueueDelaySeconds: number;
 }
 
 export interface TopicFacts {

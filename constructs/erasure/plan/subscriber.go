@@ -127,7 +127,7 @@ type SubscriberStep struct {
 	Design Design `json:"design"`
 	Final  bool   `json:"final"`
 	// Settings are the timing settings the props resolve to.
-	Settings timing.Store `json:"settings"`
+	Settings timing.SubscriberSettings `json:"settings"`
 	// Problems (with Final) are every problem, one line each, each naming
 	// the property, the problem type, the value and the cap: the construct
 	// adds them as its validation, and synth fails with all of them.
@@ -317,7 +317,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 // handlerEnvironment is what the construct tells the handler: its
 // subscriber, its own queue (pass two), the pass-two delay, the batch
 // timeout and the response queue.
-func handlerEnvironment(in SubscriberInput, queueURL string, build timing.Store) map[string]string {
+func handlerEnvironment(in SubscriberInput, queueURL string, build timing.SubscriberSettings) map[string]string {
 	env := map[string]string{
 		contract.EnvSubscriber:          in.Name,
 		contract.EnvQueueURL:            queueURL,
@@ -351,7 +351,7 @@ func subscriptionTo(t *TopicFacts, learned *shellFacts) Subscription {
 
 // addAlarms adds the subscriber's two alarms: a request dead-lettered, and
 // a message older than the store's worst case.
-func addAlarms(d *Design, name string, build timing.Store) {
+func addAlarms(d *Design, name string, build timing.SubscriberSettings) {
 	d.Alarms = append(d.Alarms,
 		DeadLetterAlarm(NameThis, "DeadLetterAlarm", NameDeadLetterQueue,
 			"Erasure requests for subscriber "+name+" reached the dead-letter queue: they were not handled and need an operator.", NameDeadLetterAlarm),
@@ -382,7 +382,7 @@ func addSuppressions(d *Design, fn Name, ownRole bool) {
 // shell is the subscriber's first design: the construct, its key and
 // queues (and, when it builds the handler with a role of its own, its log
 // group and role), and the tokens the wiring names them by.
-func shell(in SubscriberInput, build timing.Store, validName, ownRole bool) Design {
+func shell(in SubscriberInput, build timing.SubscriberSettings, validName, ownRole bool) Design {
 	d := NewDesign()
 	if !in.Self {
 		d.Scope = &Scope{Under: NameScope, ID: in.ID, As: NameThis}
@@ -549,7 +549,7 @@ func IsToken(s string) bool {
 }
 
 // resolveSubscriber turns the props into timing settings and lists every problem.
-func resolveSubscriber(p SubscriberInput, c contract.Constants, path problem.Path) (timing.Store, problem.List) {
+func resolveSubscriber(p SubscriberInput, c contract.Constants, path problem.Path) (timing.SubscriberSettings, problem.List) {
 	var l problem.List
 	s := timing.Defaults(c)
 	field := path.Child

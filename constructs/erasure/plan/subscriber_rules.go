@@ -30,7 +30,7 @@ const (
 
 // subscriberRule names the rule a problem of the subscriber at root breaks,
 // and its fix in the props' words: a timing setting's rule (its fix comes
-// from timing.Store.Check, or is the literal it needs here), else the rule
+// from timing.SubscriberSettings.Check, or is the literal it needs here), else the rule
 // of the prop at fault.
 func subscriberRule(root problem.Path) func(problem.Problem) (string, string) {
 	handler := root.Child("handler")

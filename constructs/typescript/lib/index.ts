@@ -177,10 +177,12 @@ export class ErasureSubscriber extends Construct {
     }
     this.name = props.name;
     const st = step.settings;
+    // The design's SubscriberSettings under the same keys (timing.SubscriberSettings'
+    // json tags); the queue's delay, which ErasureSubscriber never sets, stays out.
     this.settings = {
-      handlerTimeoutSeconds: st.HandlerTimeoutSeconds, visibilityTimeoutSeconds: st.VisibilityTimeoutSeconds,
-      maxReceiveCount: st.MaxReceiveCount, passTwoDelaySeconds: st.PassTwoDelaySeconds, batchTimeoutSeconds: st.BatchTimeoutSeconds,
-      batchSize: st.BatchSize, maxBatchingWindowSeconds: st.MaxBatchingWindowSeconds, retentionSeconds: st.RetentionSeconds,
+      handlerTimeoutSeconds: st.handlerTimeoutSeconds, visibilityTimeoutSeconds: st.visibilityTimeoutSeconds,
+      maxReceiveCount: st.maxReceiveCount, passTwoDelaySeconds: st.passTwoDelaySeconds, batchTimeoutSeconds: st.batchTimeoutSeconds,
+      batchSize: st.batchSize, maxBatchingWindowSeconds: st.maxBatchingWindowSeconds, retentionSeconds: st.retentionSeconds,
     };
     this.key = made(names, 'key', kms.Key);
     this.queue = made(names, 'queue', sqs.Queue);

@@ -42,7 +42,7 @@ type Result struct {
 // waits out the visibility timeout; after maxReceiveCount receives the
 // message moves to the dead-letter queue. A successful pass one of a
 // destructive request enqueues pass two with the pass-two delay.
-func Run(st timing.Store, expiry int, s Scenario, destructive bool) Result {
+func Run(st timing.SubscriberSettings, expiry int, s Scenario, destructive bool) Result {
 	var res Result
 	t := 0
 	wait := func(i int) int {
@@ -98,7 +98,7 @@ type LateDuplicate struct {
 
 // ActionEnd is when the duplicate's destructive call ends, and false if the
 // store's expiry check stops it.
-func (d LateDuplicate) ActionEnd(st timing.Store, expiry int) (int, bool) {
+func (d LateDuplicate) ActionEnd(st timing.SubscriberSettings, expiry int) (int, bool) {
 	if d.Arrival+d.Skew >= expiry {
 		return 0, false
 	}

@@ -10,7 +10,7 @@ import (
 
 // patterns enumerates every pass: success at receive k (1..N) or N failures,
 // each receive at an extreme run time (0 or T).
-func patterns(st timing.Store) [][]Receive {
+func patterns(st timing.SubscriberSettings) [][]Receive {
 	var out [][]Receive
 	var rec func(prefix []Receive)
 	rec = func(prefix []Receive) {
@@ -30,7 +30,7 @@ func patterns(st timing.Store) [][]Receive {
 // checkBounds searches every scenario with extreme run times, and seeded
 // random ones, and returns the worst natural end and whether any request that
 // a store with an unskewed clock would finish was cut by expiry.
-func checkBounds(t *testing.T, c contract.Constants, st timing.Store) (worst int, cut bool) {
+func checkBounds(t *testing.T, c contract.Constants, st timing.SubscriberSettings) (worst int, cut bool) {
 	ps := patterns(st)
 	for _, one := range ps {
 		for _, two := range ps {

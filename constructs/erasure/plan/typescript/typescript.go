@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
-	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
 
 // roots are the types the hand-over's two sides exchange.
@@ -69,9 +68,6 @@ type generator struct {
 // named declares t (a named type) once and returns its name.
 func (g *generator) named(t reflect.Type) string {
 	name := t.Name()
-	if t == reflect.TypeFor[timing.Store]() {
-		name = "TimingStore"
-	}
 	if g.done[t] {
 		return name
 	}
