@@ -29,7 +29,10 @@ func TestCheckFindsEachProblem(t *testing.T) {
 		mod  func(*SubscriberSettings)
 		want string // the line's start: the rule, the path and the type
 	}{
-		{"T", func(s *SubscriberSettings) { s.HandlerTimeoutSeconds++; s.VisibilityTimeoutSeconds += c.VisibilityTimeoutMultiplier }, "EC201 S.handlerTimeout: AboveCap"},
+		{"T", func(s *SubscriberSettings) {
+			s.HandlerTimeoutSeconds++
+			s.VisibilityTimeoutSeconds += c.VisibilityTimeoutMultiplier
+		}, "EC201 S.handlerTimeout: AboveCap"},
 		{"V", func(s *SubscriberSettings) { s.VisibilityTimeoutSeconds-- }, "EC202 S.visibilityTimeout: NotDerived"},
 		{"N", func(s *SubscriberSettings) { s.MaxReceiveCount++ }, "EC203 S.maxReceiveCount: AboveCap"},
 		{"N zero", func(s *SubscriberSettings) { s.MaxReceiveCount = 0 }, "EC203 S.maxReceiveCount: BelowMinimum"},
