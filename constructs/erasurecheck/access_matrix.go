@@ -413,3 +413,19 @@ func (a *assembly) policiesNaming(t *template, id string, types []string, listPr
 	sort.Slice(out, func(i, j int) bool { return ix.order[out[i]] < ix.order[out[j]] })
 	return out
 }
+
+// The rules this file reports.
+var (
+	ruleAccessNeeded = declare(Rule{ID: "EC611", Name: "AccessNeededAllowed", Type: problem.Missing, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
+		Title: "Every access the channel needs is allowed",
+		Why:   "The data path fails at run time: a delivery, a read, an answer or a key use is denied.",
+		Fix:   "Restore the grant the cell names (erasurectl access --failing lists every cell)."})
+	ruleAccessWidened = declare(Rule{ID: "EC612", Name: "AccessOthersDenied", Type: problem.BreaksErasure, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
+		Title: "Every access the channel must deny is denied",
+		Why:   "A widened policy lets another principal publish an ERASE, send a forged request, answer for a store or use its key.",
+		Fix:   "Narrow the policy the cell names (erasurectl access --failing lists every cell)."})
+	ruleAccessJudgeable = declare(Rule{ID: "EC613", Name: "AccessJudgeable", Type: problem.Invalid, Source: FromCheck, Reference: "docs/lockdown-and-access.md",
+		Title: "Every policy on the channel's resources can be judged",
+		Why:   "A condition operator or key the evaluator does not model leaves a cell undecided, and an undecided lockdown is not a lockdown.",
+		Fix:   "Use the condition operators the channel's policies use, or leave the statement out."})
+)

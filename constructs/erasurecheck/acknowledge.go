@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"go.yaml.in/yaml/v3"
 
@@ -286,3 +287,11 @@ func cdkAcknowledgements(e cfnmodel.ConstructEntry) ([]Acknowledgement, error) {
 	}
 	return out, nil
 }
+
+// The rules this file reports.
+var (
+	ruleStaleAcknowledgement = declare(Rule{ID: "EC001", Name: "AcknowledgementMatches", Type: problem.Invalid, Severity: SeverityWarning, Source: FromCheck, Acknowledgeable: true,
+		Title: "Every acknowledgement matches a finding",
+		Why:   "An acknowledgement that matches nothing is stale: the finding it answered is gone, or it names the wrong rule or resource, and it would silently cover a later one.",
+		Fix:   "Remove the acknowledgement, or point it at the finding's rule and resource; or acknowledge EC001 on the scope that keeps it on purpose."})
+)

@@ -2,8 +2,9 @@ package erasurecheck
 
 import (
 	"fmt"
-	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"strings"
+
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
@@ -259,3 +260,39 @@ func (a *assembly) checkSharedKeys(stores []*storeCheck, topics topicRefs) Findi
 	}
 	return out
 }
+
+// The rules this file reports.
+var (
+	ruleBucketReplication = declare(Rule{ID: "EC511", Name: "BucketNotReplicated", Type: problem.BreaksErasure, Source: FromSeed, Reference: "docs/bitmap-store.md",
+		Title: "The library's prefix is not replicated",
+		Why:   "The replica keeps every generation the erasure deletes here, without bound.",
+		Fix:   "Remove the replication rule, or keep it off the library's prefix."})
+	ruleBucketArchiveTier = declare(Rule{ID: "EC512", Name: "BucketNoArchiveTier", Type: problem.BreaksErasure, Source: FromAWS, Reference: "https://docs.aws.amazon.com/AmazonS3/latest/userguide/intelligent-tiering-overview.html",
+		Title: "The library's objects never move to an archive tier",
+		Why:   "An archived object needs a restore before a GET: the store can no longer read, erase or verify it.",
+		Fix:   "Remove the archive tier from the Intelligent-Tiering configuration."})
+	ruleBackupOutsideApp = declare(Rule{ID: "EC513", Name: "BucketBackupPlanKnown", Type: problem.BreaksErasure, Source: FromCheck, Acknowledgeable: true,
+		Title: "A backup of the bucket is under a plan of the app",
+		Why:   "Recovery points of a plan outside the app keep erased ids for a time the check cannot see.",
+		Fix:   "Remove the bucket from the selection, or declare the plan here with a deletion within the bound; or acknowledge with the plan's owner and its deletion."})
+	ruleBackupDeletes = declare(Rule{ID: "EC514", Name: "BucketBackupsDeleted", Type: problem.BreaksErasure, Source: FromSeed, Reference: "noncurrentVersionExpiryCapDays",
+		Title: "Backups of the bucket are deleted",
+		Why:   "Recovery points (or their copies) without DeleteAfterDays keep erased ids without bound.",
+		Fix:   "Set DeleteAfterDays on every rule and copy action of the plan, within the store's bound."})
+	ruleBackupWithinBound = declare(Rule{ID: "EC515", Name: "BucketBackupsWithinBound", Type: problem.AboveCap, Source: FromSeed, Reference: "noncurrentVersionExpiryCapDays",
+		Title: "Backups of the bucket are deleted within the store's noncurrent-version bound",
+		Why:   "Erased ids would outlive the bound the store declares.",
+		Fix:   "Delete recovery points within the bound."})
+	ruleBucketNotUnderTopicKey = declare(Rule{ID: "EC516", Name: "BucketNotUnderTopicKey", Type: problem.Invalid, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
+		Title: "The bucket is not under the erasure topic's key",
+		Why:   "A publisher's key grant would reach the store's data.",
+		Fix:   "Give the bucket a key of its own."})
+	ruleBucketKeyKnown = declare(Rule{ID: "EC517", Name: "BucketKeyKnown", Type: problem.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
+		Title: "Whether the bucket shares the topic's key can be told",
+		Why:   "With the bucket under a key of another app and the topic another app's, named without its key, sharing cannot be ruled out.",
+		Fix:   "Pass the topic's key (erasurectl check --topic-key-arn; the plugin's topicKeyArns), or give the bucket a key of its own."})
+	ruleBucketKeyOfItsOwn = declare(Rule{ID: "EC518", Name: "BucketKeyNotQueues", Type: problem.Invalid, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
+		Title: "The bucket does not share a key with a store's erasure queues",
+		Why:   "SNS's and the event source's grants on the queues' key would reach the store's data.",
+		Fix:   "Give the bucket a key of its own."})
+)

@@ -653,3 +653,27 @@ func (a *assembly) readerSettings(set *timing.SubscriberSettings, et *template, 
 		set.BatchTimeoutSeconds = min(set.BatchTimeoutSeconds, max(timeout, 1))
 	}
 }
+
+// The rules this file reports.
+var (
+	ruleDeclaredPublishers = declare(Rule{ID: "EC614", Name: "DeclaredPublishers", Type: problem.Missing, Source: FromLockdown, Reference: "ErasureChannelProps.Publishers",
+		Title: "The channel declares its publishers",
+		Why:   "Without declared publishers any principal of the channel's account that may sns:Publish can publish an ERASE every store obeys.",
+		Fix:   "Set ErasureChannelProps.Publishers."})
+	ruleEventSourceOutsideApp = declare(Rule{ID: "EC301", Name: "EventSourceFunctionOutsideApp", Type: problem.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
+		Title: "An event source on the queue invokes a function of the app",
+		Why:   "A function of another app (a name or ARN, a value only deploy knows) cannot be read: neither its timeout against the visibility timeout nor its grants are judged.",
+		Fix:   "Check the function with the app that deploys it; acknowledge the finding here with the name of that app."})
+	ruleSubscriptionProtocol = declare(Rule{ID: "EC101", Name: "SubscriptionProtocol", Type: problem.Invalid, Source: FromSeed, Reference: "seed: every store receives the request on its own SQS queue",
+		Title: "A subscription to the erasure topic delivers to an SQS queue",
+		Why:   "Only an SQS queue gives a store retries, a dead-letter queue and the delayed pass two; HTTP, email, Lambda or Firehose deliveries lose requests.",
+		Fix:   "Subscribe the store's queue with protocol sqs (ErasureSubscriber does)."})
+	ruleQueueOutsideApp = declare(Rule{ID: "EC102", Name: "SubscribedQueueOutsideApp", Type: problem.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
+		Title: "The subscribed queue is a queue of the app being checked",
+		Why:   "A queue named by a literal ARN, another app's export or a value only deploy knows cannot be read: none of its timings, keys or grants is judged.",
+		Fix:   "Check the queue with the app that deploys it; acknowledge the finding in this app with the name of that app."})
+	ruleEndpointNotAQueue = declare(Rule{ID: "EC103", Name: "EndpointNotAQueue", Type: problem.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/sns/latest/dg/subscribe-sqs-queue-to-sns-topic.html",
+		Title: "An sqs subscription's endpoint is an SQS queue",
+		Why:   "SNS refuses the subscription, or delivers nowhere.",
+		Fix:   "Name the store's queue as the endpoint (its ARN, !GetAtt Queue.Arn)."})
+)

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"strings"
+
+	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/contract"
@@ -223,3 +224,15 @@ func dashboardWidgets(body string) int {
 	}
 	return strings.Count(body, `"type":"`)
 }
+
+// The rules this file reports.
+var (
+	rulePolicyQuota = declare(Rule{ID: "EC602", Name: "ResourcePolicyQuota", Type: problem.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html",
+		Title: "Every resource policy fits its service's size and statement quotas",
+		Why:   "CloudFormation's deploy fails on a policy past its quota.",
+		Fix:   "Split the policy, or grant through identity policies."})
+	ruleServiceQuota = declare(Rule{ID: "EC603", Name: "ServiceQuota", Type: problem.Invalid, Source: FromAWS, Reference: "erasurectl check --quotas lists each quota with its AWS source",
+		Title: "Every template, function, dashboard and parameter fits the quota AWS applies to it",
+		Why:   "CloudFormation or the service refuses it at deploy (a template past 1 MB or 500 resources, a Lambda environment past 4 KB, ...).",
+		Fix:   "Split the stack or shrink the value; erasurectl check --quotas shows the largest use of each quota."})
+)

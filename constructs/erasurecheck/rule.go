@@ -137,6 +137,8 @@ func RuleByID(id string) *Rule { return registry[id] }
 type Implementation struct {
 	Functions []string
 	Fixture   string
+	// File declares the rule, beside a function that reports it.
+	File string
 }
 
 // Implementation is where r lives in the source.

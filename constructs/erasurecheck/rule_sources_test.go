@@ -43,8 +43,15 @@ func TestRuleSourcesAreCurrent(t *testing.T) {
 		t.Fatal("rule_sources.go is not the source's: go test ./constructs/erasurecheck -run TestRuleSourcesAreCurrent -args -update")
 	}
 	for _, r := range Rules() {
-		if im := r.Implementation(); len(im.Functions) == 0 && r.Source != FromConstruct || im.Fixture == "" {
+		im := r.Implementation()
+		if len(im.Functions) == 0 || im.Fixture == "" {
 			t.Errorf("%s (%s): no function reports it or no test holds it: %+v", r.ID, r.Name, im)
+		}
+		// Each rule's logic is local: a function of the file that declares it
+		// (its family's, or one named for it) reports it; a construct's rule
+		// is reported by the construct (constructs/erasure/plan).
+		if r.Source != FromConstruct && !slices.ContainsFunc(im.Functions, func(f string) bool { return strings.HasSuffix(f, "("+im.File+")") }) {
+			t.Errorf("%s (%s) is declared in %s but reported only from %v: declare it where it is reported", r.ID, r.Name, im.File, im.Functions)
 		}
 	}
 }
@@ -70,9 +77,10 @@ func ruleSourcesFile(dir string) ([]byte, error) {
 		}
 	}
 	// The rules' variables, by the Name each declares.
-	ruleOf := map[string]string{}  // variable -> rule name
-	construct := map[string]bool{} // rule name -> applied by a construct only
-	idConst := map[string]string{} // rule name -> the constant of its id, for a construct's rule
+	ruleOf := map[string]string{}     // variable -> rule name
+	construct := map[string]bool{}    // rule name -> applied by a construct only
+	idConst := map[string]string{}    // rule name -> the constant of its id, for a construct's rule
+	declaredIn := map[string]string{} // rule name -> the file that declares it
 	for _, f := range files {
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
@@ -84,6 +92,7 @@ func ruleSourcesFile(dir string) ([]byte, error) {
 				for i, v := range vs.Values {
 					if name, fromConstruct, c, ok := declaredRuleID(v); ok {
 						ruleOf[vs.Names[i].Name], construct[name] = name, fromConstruct
+						declaredIn[name] = filepath.Base(fset.Position(f.Pos()).Filename)
 						if fromConstruct {
 							idConst[name] = c
 						}
@@ -242,7 +251,7 @@ func ruleSourcesFile(dir string) ([]byte, error) {
 			}
 			b.WriteString(strconv.Quote(u))
 		}
-		fmt.Fprintf(&b, "}, Fixture: %q},\n", fixture)
+		fmt.Fprintf(&b, "}, Fixture: %q, File: %q},\n", fixture, declaredIn[name])
 	}
 	b.WriteString("}\n")
 	return format.Source(b.Bytes())

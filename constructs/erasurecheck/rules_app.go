@@ -14,38 +14,10 @@ var (
 		Title: "No template declares a macro",
 		Why:   "CloudFormation expands a Transform (SAM, AWS::LanguageExtensions, an account's own macro) at deploy: what deploys is not what the check reads, so a store could be missed or judged wrongly.",
 		Fix:   "Check the processed template (aws cloudformation get-template --template-stage Processed, or SAM's translator); acknowledge it here with where the processed template is checked."})
-	rulePolicyQuota = declare(Rule{ID: "EC602", Name: "ResourcePolicyQuota", Type: problem.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html",
-		Title: "Every resource policy fits its service's size and statement quotas",
-		Why:   "CloudFormation's deploy fails on a policy past its quota.",
-		Fix:   "Split the policy, or grant through identity policies."})
-	ruleServiceQuota = declare(Rule{ID: "EC603", Name: "ServiceQuota", Type: problem.Invalid, Source: FromAWS, Reference: "erasurectl check --quotas lists each quota with its AWS source",
-		Title: "Every template, function, dashboard and parameter fits the quota AWS applies to it",
-		Why:   "CloudFormation or the service refuses it at deploy (a template past 1 MB or 500 resources, a Lambda environment past 4 KB, ...).",
-		Fix:   "Split the stack or shrink the value; erasurectl check --quotas shows the largest use of each quota."})
-	ruleAccessNeeded = declare(Rule{ID: "EC611", Name: "AccessNeededAllowed", Type: problem.Missing, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
-		Title: "Every access the channel needs is allowed",
-		Why:   "The data path fails at run time: a delivery, a read, an answer or a key use is denied.",
-		Fix:   "Restore the grant the cell names (erasurectl access --failing lists every cell)."})
-	ruleAccessWidened = declare(Rule{ID: "EC612", Name: "AccessOthersDenied", Type: problem.BreaksErasure, Source: FromLockdown, Reference: "docs/lockdown-and-access.md",
-		Title: "Every access the channel must deny is denied",
-		Why:   "A widened policy lets another principal publish an ERASE, send a forged request, answer for a store or use its key.",
-		Fix:   "Narrow the policy the cell names (erasurectl access --failing lists every cell)."})
-	ruleAccessJudgeable = declare(Rule{ID: "EC613", Name: "AccessJudgeable", Type: problem.Invalid, Source: FromCheck, Reference: "docs/lockdown-and-access.md",
-		Title: "Every policy on the channel's resources can be judged",
-		Why:   "A condition operator or key the evaluator does not model leaves a cell undecided, and an undecided lockdown is not a lockdown.",
-		Fix:   "Use the condition operators the channel's policies use, or leave the statement out."})
-	ruleDeclaredPublishers = declare(Rule{ID: "EC614", Name: "DeclaredPublishers", Type: problem.Missing, Source: FromLockdown, Reference: "ErasureChannelProps.Publishers",
-		Title: "The channel declares its publishers",
-		Why:   "Without declared publishers any principal of the channel's account that may sns:Publish can publish an ERASE every store obeys.",
-		Fix:   "Set ErasureChannelProps.Publishers."})
 	ruleExecutionRoleAdministers = declare(Rule{ID: "EC604", Name: "ExecutionRoleAdministersKeys", Type: problem.Missing, Source: FromAWS, Reference: "https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-default.html#prevent-unmanageable-key",
 		Title: "Each KMS key's policy lets the stack's CloudFormation execution role administer it",
 		Why:   "KMS refuses to create a key whose policy would not let the creating principal (CloudFormation's execution role) call kms:PutKeyPolicy: the deploy fails.",
 		Fix:   "Name the synthesizer's execution role among the construct's administrators (ErasureSubscriberProps.administrators, ErasureChannelProps.administrators)."})
-	ruleStaleAcknowledgement = declare(Rule{ID: "EC001", Name: "AcknowledgementMatches", Type: problem.Invalid, Severity: SeverityWarning, Source: FromCheck, Acknowledgeable: true,
-		Title: "Every acknowledgement matches a finding",
-		Why:   "An acknowledgement that matches nothing is stale: the finding it answered is gone, or it names the wrong rule or resource, and it would silently cover a later one.",
-		Fix:   "Remove the acknowledgement, or point it at the finding's rule and resource; or acknowledge EC001 on the scope that keeps it on purpose."})
 )
 
 // checkTransforms: a template that declares a macro (SAM's

@@ -10,10 +10,6 @@ import (
 // The event source family: each AWS::Lambda::EventSourceMapping on a store's
 // queue.
 var (
-	ruleEventSourceOutsideApp = declare(Rule{ID: "EC301", Name: "EventSourceFunctionOutsideApp", Type: problem.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
-		Title: "An event source on the queue invokes a function of the app",
-		Why:   "A function of another app (a name or ARN, a value only deploy knows) cannot be read: neither its timeout against the visibility timeout nor its grants are judged.",
-		Fix:   "Check the function with the app that deploys it; acknowledge the finding here with the name of that app."})
 	ruleEventSourceFilter = declare(Rule{ID: "EC302", Name: "EventSourceFilter", Type: problem.BreaksErasure, Source: FromAWS, Reference: "https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html",
 		Title: "The event source does not filter records",
 		Why:   "Lambda deletes every record its filter does not match: the request is gone, unanswered.",

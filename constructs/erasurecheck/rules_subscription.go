@@ -12,18 +12,6 @@ import (
 // The subscription family: how a store's queue is subscribed to the erasure
 // topic.
 var (
-	ruleSubscriptionProtocol = declare(Rule{ID: "EC101", Name: "SubscriptionProtocol", Type: problem.Invalid, Source: FromSeed, Reference: "seed: every store receives the request on its own SQS queue",
-		Title: "A subscription to the erasure topic delivers to an SQS queue",
-		Why:   "Only an SQS queue gives a store retries, a dead-letter queue and the delayed pass two; HTTP, email, Lambda or Firehose deliveries lose requests.",
-		Fix:   "Subscribe the store's queue with protocol sqs (ErasureSubscriber does)."})
-	ruleQueueOutsideApp = declare(Rule{ID: "EC102", Name: "SubscribedQueueOutsideApp", Type: problem.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
-		Title: "The subscribed queue is a queue of the app being checked",
-		Why:   "A queue named by a literal ARN, another app's export or a value only deploy knows cannot be read: none of its timings, keys or grants is judged.",
-		Fix:   "Check the queue with the app that deploys it; acknowledge the finding in this app with the name of that app."})
-	ruleEndpointNotAQueue = declare(Rule{ID: "EC103", Name: "EndpointNotAQueue", Type: problem.Invalid, Source: FromAWS, Reference: "https://docs.aws.amazon.com/sns/latest/dg/subscribe-sqs-queue-to-sns-topic.html",
-		Title: "An sqs subscription's endpoint is an SQS queue",
-		Why:   "SNS refuses the subscription, or delivers nowhere.",
-		Fix:   "Name the store's queue as the endpoint (its ARN, !GetAtt Queue.Arn)."})
 	ruleRawDelivery = declare(Rule{ID: "EC104", Name: "RawMessageDelivery", Type: problem.Invalid, Source: FromSeed, Reference: "seed: the message on the queue is the published request",
 		Title: "The subscription delivers raw messages",
 		Why:   "Without RawMessageDelivery the handler receives an SNS envelope, refuses it as a request and dead-letters every request.",

@@ -152,3 +152,23 @@ func (a *assembly) reportUnreadBoundary(sc *storeCheck, fnID string, roleT *temp
 	f.in(roleT, roleID)
 	f.add(ruleUnreadableBoundary, roleID, sc.store.Path.Child("responseQueue"), props("PermissionsBoundary"), "the role of function %s has a permissions boundary the check cannot read (%s), so whether it may read its queue, send pass two and answer is not known; pass its document (--boundary), declare it in this app, or acknowledge EC323 on the role with a reason", fnID, role.Boundary.Unknown)
 }
+
+// The rules this file reports.
+var (
+	ruleUnreadableBoundary = declare(Rule{ID: "EC323", Name: "PermissionsBoundaryReadable", Type: problem.UnresolvedToken, Source: FromCheck, Acknowledgeable: true,
+		Title: "The handler role's and the lookup role's permissions boundaries can be read",
+		Why:   "A boundary defined outside the app (a landing zone's) may deny the handler its reads and answers, or the lookup role its iam:GetRole: without its document, whether they may is not known.",
+		Fix:   "Pass the boundary's document (erasurectl check --boundary ARN=FILE; the plugin's boundaries), or acknowledge the finding with the boundary's owner and why it allows the answers. AWS managed policies the check knows (AdministratorAccess, PowerUserAccess) are read without a document."})
+	ruleCallUndecided = declare(Rule{ID: "EC326", Name: "StorePathDecided", Type: problem.UnresolvedToken, Source: FromCheck, Acknowledgeable: true, Reference: "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html",
+		Title: "Every call of the store's own path, and the deploy's use of its keys, can be decided at synth",
+		Why:   "A statement over the call depends on a condition key no template can tell (a tag, a VPC endpoint, a source IP, a time, an organisation nobody named): whether the store works, or its key can be created, is then not known before it is deployed.",
+		Fix:   "Give the check what decides it (the organisation's id, a boundary's document, the SCPs and RCPs), or acknowledge the finding with the key, the statement and why the call is allowed."})
+	ruleHandlerRolePath = declare(Rule{ID: "EC327", Name: "ChannelRolePaths", Type: problem.Missing, Source: FromLockdown, Reference: "docs/landing-zone.md",
+		Title: "The handler's role and the lookup role keep the paths the channel admits",
+		Why:   "The channel's response queue admits only roles under " + contract.HandlerRolePath + " and the ledger's reader assumes only roles under " + contract.RosterLookupRolePath + ": a role moved by a path convention sends no answer, or is never looked up.",
+		Fix:   "Exempt the erasure channel's roles from the Aspect or convention that sets role paths."})
+	ruleLookupRoleReads = declare(Rule{ID: "EC328", Name: "LookupRoleMayReadHandlerRole", Type: problem.Missing, Source: FromLockdown, Reference: "docs/ledger-and-evidence.md",
+		Title: "The lookup role may iam:GetRole the handler's role",
+		Why:   "The channel's ledger learns the store's role id through the lookup role: denied (by a permissions boundary or an SCP), it never authenticates the store's answers.",
+		Fix:   "Let the lookup role's permissions boundary and the organisation's SCPs allow iam:GetRole on the handler's role."})
+)
