@@ -140,8 +140,8 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		if step.Final {
 			break
 		}
-		if in.ShellAnswer == nil {
-			in.ShellAnswer = &answer
+		if in.QueuesAnswer == nil {
+			in.QueuesAnswer = &answer
 		} else {
 			in.FunctionAnswer = &answer
 		}

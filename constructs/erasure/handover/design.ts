@@ -288,7 +288,7 @@ export interface SubscriberInput {
   readonly maxReceiveCount?: NumberFact;
   readonly batchSize?: NumberFact;
   readonly administrators?: readonly string[];
-  readonly shellAnswer?: Answer;
+  readonly queuesAnswer?: Answer;
   readonly functionAnswer?: Answer;
 }
 

@@ -60,8 +60,8 @@ type SubscriberInput struct {
 	// Constants overrides the embedded channel constants (Go tests only).
 	Constants *contract.Constants `json:"-"`
 
-	// ShellAnswer is what the first design's hand-over read (nil before it).
-	ShellAnswer *Answer `json:"shellAnswer,omitempty"`
+	// QueuesAnswer is what the first design's hand-over read (nil before it).
+	QueuesAnswer *Answer `json:"queuesAnswer,omitempty"`
 	// FunctionAnswer is what the second read, when CDK made the handler's
 	// role and the second design asked for it.
 	FunctionAnswer *Answer `json:"functionAnswer,omitempty"`
@@ -122,7 +122,7 @@ type NumberFact struct {
 }
 
 // SubscriberStep is the next hand-over: apply Design, then, unless Final,
-// call Subscriber again with what it read (ShellAnswer, then FunctionAnswer).
+// call Subscriber again with what it read (QueuesAnswer, then FunctionAnswer).
 type SubscriberStep struct {
 	Design Design `json:"design"`
 	Final  bool   `json:"final"`
@@ -137,9 +137,9 @@ type SubscriberStep struct {
 	HandlerRoleID string `json:"handlerRoleId,omitempty"`
 }
 
-// shellFacts is what the subscriber's first hand-over read: its stack's
+// queueFacts is what the subscriber's first hand-over read: its stack's
 // account and region and its queues' ARNs (tokens).
-type shellFacts struct {
+type queueFacts struct {
 	Account            string `json:"account"`
 	Region             string `json:"region"`
 	QueueArn           string `json:"queueArn"`
@@ -169,7 +169,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	if in.Constants != nil {
 		c = *in.Constants
 	}
-	if a := in.ShellAnswer; a != nil {
+	if a := in.QueuesAnswer; a != nil {
 		in.Topic = cmp.Or(in.Topic, a.Topic)
 		in.ResponseQueue = cmp.Or(in.ResponseQueue, a.ResponseQueue)
 	}
@@ -189,18 +189,18 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	builds := in.HandlerProps != nil && in.Handler == nil
 	ownRole := builds && in.HandlerProps.Role == nil && !in.HandlerProps.LogGroup
 
-	if in.ShellAnswer == nil {
-		step.Design = shell(in, build, validName, ownRole)
+	if in.QueuesAnswer == nil {
+		step.Design = queuesDesign(in, build, validName, ownRole)
 		return step
 	}
-	shellRead := in.ShellAnswer
+	queuesRead := in.QueuesAnswer
 	if (in.HasTopic && in.Topic == nil) || (in.HasResponseQueue && in.ResponseQueue == nil) {
 		// A fault of the applier: the first hand-over reads both.
 		panic("plan: the first hand-over's answer lacks the topic's or the response queue's facts")
 	}
-	learned := &shellFacts{
-		Account: shellRead.Account, Region: shellRead.Region,
-		QueueArn: shellRead.Queues[NameQueue].Arn, DeadLetterQueueArn: shellRead.Queues[NameDeadLetterQueue].Arn,
+	learned := &queueFacts{
+		Account: queuesRead.Account, Region: queuesRead.Region,
+		QueueArn: queuesRead.Queues[NameQueue].Arn, DeadLetterQueueArn: queuesRead.Queues[NameDeadLetterQueue].Arn,
 	}
 
 	// The wiring, in one hand-over (two when CDK makes the handler's role
@@ -210,7 +210,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 		d.Subscriptions = append(d.Subscriptions, subscriptionTo(t, learned))
 	}
 
-	env := handlerEnvironment(in, shellRead.Queues[NameQueue].URL, build)
+	env := handlerEnvironment(in, queuesRead.Queues[NameQueue].URL, build)
 	var fn Name         // the handler, "" for none
 	var role *RoleFacts // the handler's role, nil for none
 	switch {
@@ -242,7 +242,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 		fn = NameFunction
 		switch {
 		case ownRole:
-			role = ptr(shellRead.Roles[NameRole])
+			role = ptr(queuesRead.Roles[NameRole])
 		case in.HandlerProps.Role != nil:
 			role = in.HandlerProps.Role
 		default:
@@ -331,7 +331,7 @@ func handlerEnvironment(in SubscriberInput, queueURL string, build timing.Subscr
 }
 
 // subscriptionTo is the store queue's subscription to the erasure topic t.
-func subscriptionTo(t *TopicFacts, learned *shellFacts) Subscription {
+func subscriptionTo(t *TopicFacts, learned *queueFacts) Subscription {
 	principal := iameval.SNSServicePrincipal(topicRegion(t), known(learned.Region))
 	if t.RestrictsSqsDecryption && principal == globalSNSPrincipal {
 		// CDK's own subscription scopes both statements to the topic under
@@ -379,10 +379,10 @@ func addSuppressions(d *Design, fn Name, ownRole bool) {
 		NameQueue, NameDeadLetterQueue))
 }
 
-// shell is the subscriber's first design: the construct, its key and
+// queuesDesign is the subscriber's first design: the construct, its key and
 // queues (and, when it builds the handler with a role of its own, its log
 // group and role), and the tokens the wiring names them by.
-func shell(in SubscriberInput, build timing.SubscriberSettings, validName, ownRole bool) Design {
+func queuesDesign(in SubscriberInput, build timing.SubscriberSettings, validName, ownRole bool) Design {
 	d := NewDesign()
 	if !in.Self {
 		d.Scope = &Scope{Under: NameScope, ID: in.ID, As: NameThis}
@@ -469,7 +469,7 @@ func lookupRole(partition, ledgerAccount, store, handlerRoleArn string) LookupRo
 // and the handler (pass two) send; only the handler consumes, reads the
 // queue's attributes and uses the key besides SNS; nobody sends to the
 // dead-letter queue, and only administrators read it.
-func lockDown(q *Locked, learned *shellFacts, roleArn string, admins, topics []string) []Lock {
+func lockDown(q *Locked, learned *queueFacts, roleArn string, admins, topics []string) []Lock {
 	q.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
 	// Taking requests off the store's queue is denied to every principal but
 	// the handler's role (the event source polls with it), in any account,

@@ -52,8 +52,8 @@ func run(t *testing.T, in SubscriberInput) ([]Design, SubscriberStep) {
 			return steps, st
 		}
 		a := answer(st.Design)
-		if in.ShellAnswer == nil {
-			in.ShellAnswer = &a
+		if in.QueuesAnswer == nil {
+			in.QueuesAnswer = &a
 		} else {
 			in.FunctionAnswer = &a
 		}
@@ -196,7 +196,7 @@ func BenchmarkSubscriberStep(b *testing.B) {
 	first := base()
 	raw1, _ := json.Marshal(first)
 	a := answer(Subscriber(first).Design)
-	first.ShellAnswer = &a
+	first.QueuesAnswer = &a
 	raw2, _ := json.Marshal(first)
 	b.ReportAllocs()
 	for b.Loop() {

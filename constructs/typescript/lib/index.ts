@@ -173,7 +173,7 @@ export class ErasureSubscriber extends Construct {
       step = subscriberStep(next);
       const answer = applier.apply(step.design, names);
       if (step.final) break;
-      next = next.shellAnswer === undefined ? { ...next, shellAnswer: answer } : { ...next, functionAnswer: answer };
+      next = next.queuesAnswer === undefined ? { ...next, queuesAnswer: answer } : { ...next, functionAnswer: answer };
     }
     this.name = props.name;
     const st = step.settings;
