@@ -63,7 +63,7 @@ TSPKG_SRC := $(shell git ls-files constructs/erasure/plan constructs/erasure/han
 DIST      := $(CURDIR)/dist
 DIST_NPM  := $(DIST)/js/erasure-channel-constructs@$(TSPKG_VERSION).jsii.tgz
 NATIVE_PLATFORM := $(shell node -p 'process.platform + "-" + process.arch' 2>/dev/null || echo linux-x64)
-DIST_NPM_NATIVE := $(DIST)/js/erasure-channel-check-$(NATIVE_PLATFORM)-$(TSPKG_VERSION).tgz
+DIST_NPM_NATIVE := $(DIST)/js/linn-cloud-erasure-check-$(NATIVE_PLATFORM)-$(TSPKG_VERSION).tgz
 
 tools: $(TOOLS)/node_modules/.installed $(TOOLS)/node24/node_modules/.installed $(TSAPP)/node_modules/.installed $(TSTWIN)/node_modules/.installed $(TSEXAMPLE)/node_modules/.installed
 

@@ -37,8 +37,8 @@ type nativePlatform struct {
 var nativePlatforms = []nativePlatform{
 	{"linux-x64", "manylinux2014_x86_64.musllinux_1_1_x86_64", "linux-x86_64", "linux", "amd64"},
 	{"linux-arm64", "manylinux2014_aarch64.musllinux_1_1_aarch64", "linux-aarch_64", "linux", "arm64"},
-	{"darwin-x64", "macosx_10_12_x86_64", "osx-x86_64", "darwin", "amd64"},
-	{"darwin-arm64", "macosx_11_0_arm64", "osx-aarch_64", "darwin", "arm64"},
+	{"darwin-x64", "macosx_12_0_x86_64", "osx-x86_64", "darwin", "amd64"},
+	{"darwin-arm64", "macosx_12_0_arm64", "osx-aarch_64", "darwin", "arm64"},
 	{"win32-x64", "win_amd64", "windows-x86_64", "windows", "amd64"},
 }
 
@@ -262,11 +262,11 @@ func TestArtifactsCarryOnePlatformBinary(t *testing.T) {
 	}
 
 	for _, p := range nativePlatforms {
-		if v := manifest.OptionalDependencies["erasure-channel-check-"+p.node]; v != version {
-			t.Errorf("optional dependency erasure-channel-check-%s: %q, want %q", p.node, v, version)
+		if v := manifest.OptionalDependencies["@linn-cloud/erasure-check-"+p.node]; v != version {
+			t.Errorf("optional dependency @linn-cloud/erasure-check-%s: %q, want %q", p.node, v, version)
 		}
 		packages := map[string][]archiveFile{}
-		tgz := filepath.Join(d, "js", "erasure-channel-check-"+p.node+"-"+version+".tgz")
+		tgz := filepath.Join(d, "js", "linn-cloud-erasure-check-"+p.node+"-"+version+".tgz")
 		whl := filepath.Join(d, "python", "erasure_channel_check-"+version+"-py3-none-"+p.wheel+".whl")
 		jar := filepath.Join(d, "java", "com", "linn-cloud", "erasure-channel-check", version, "erasure-channel-check-"+version+"-"+p.maven+".jar")
 		packages[tgz], packages[whl], packages[jar] = readTarGz(t, tgz), readZip(t, whl), readZip(t, jar)

@@ -78,7 +78,7 @@ func readQuickstart(t *testing.T, path string) []quickstartBlock {
 var quickstartArtifacts = map[string]func(t *testing.T, d, dir string){
 	"typescript.md": func(t *testing.T, d, dir string) {
 		stage(t, one(t, filepath.Join(d, "js", "*.jsii.tgz")), dir)
-		stage(t, one(t, filepath.Join(d, "js", "erasure-channel-check-linux-x64-*.tgz")), dir)
+		stage(t, one(t, filepath.Join(d, "js", "linn-cloud-erasure-check-linux-x64-*.tgz")), dir)
 	},
 	"python.md": func(t *testing.T, d, dir string) {
 		stage(t, one(t, filepath.Join(d, "python", "erasure_channel_constructs-*.whl")), dir)
@@ -91,7 +91,7 @@ var quickstartArtifacts = map[string]func(t *testing.T, d, dir string){
 	"go.md": func(t *testing.T, d, dir string) {
 		stageTree(t, filepath.Join(d, "go", "erasurechannelconstructs"), filepath.Join(dir, "release", "erasurechannelconstructs"))
 		stage(t, one(t, filepath.Join(d, "js", "*.jsii.tgz")), dir)
-		stage(t, one(t, filepath.Join(d, "js", "erasure-channel-check-linux-x64-*.tgz")), dir)
+		stage(t, one(t, filepath.Join(d, "js", "linn-cloud-erasure-check-linux-x64-*.tgz")), dir)
 	},
 }
 

@@ -22,6 +22,8 @@ var hookCases = []struct {
 	{"report", "ValidationFailed: Validation failed. A copy of this report can be found in: cdk.out/validation-report.json\n@jsii/kernel.RuntimeError: again",
 		"ValidationFailed: Validation failed. A copy of this report can be found in: cdk.out/validation-report.json", false},
 	{"another error", "Cannot find asset at handler", "Cannot find asset at handler", true},
+	{"another construct's rule", "ValidationFailedWithErrors: Validation failed with the following errors:\n  [S/Other] EC201 OtherConstruct[x].y: Z",
+		"[S/Other] EC201 OtherConstruct[x].y: Z", true},
 }
 
 // TestReleaseHooksShortenOnlyTheChannelsRefusals runs the wheel's hook

@@ -7,6 +7,7 @@
 package bucketrule
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
@@ -135,6 +136,9 @@ var fieldRules = map[string]string{"objectLockEnabled": RuleObjectLockOff, "vers
 	"expiration": RuleLifecycleSparesLibrary, "expirationDate": RuleLifecycleSparesLibrary, "transitions": RuleLifecycleSparesLibrary,
 	"noncurrentVersionsToRetain": RuleLifecycleSparesLibrary, "noncurrentVersionExpiration": RuleNoncurrentExpiry,
 	"abortIncompleteMultipartUpload": RuleAbortsMultipart, "readTtl": RuleReadTTL}
+
+// FieldRules are the bucket rule's parts by the field a problem names (a copy).
+func FieldRules() map[string]string { return maps.Clone(fieldRules) }
 
 // RuleOf is the rule a problem of a bitmap store's bucket breaks, by the
 // field it names ("" for a field no rule judges).

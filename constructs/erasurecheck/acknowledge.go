@@ -219,9 +219,10 @@ func (a *assembly) assemblyAcknowledgements() ([]Acknowledgement, error) {
 
 // acknowledge marks each finding an acknowledgement covers, and adds a
 // warning (EC001) for each acknowledgement that covers none. An
-// acknowledgement of EC001 itself covers those warnings on its scope (a team
-// keeps acknowledgements there that may match nothing, for a variant of its
-// app) and is never one: what CDK's report offers under EC001 is honoured.
+// acknowledgement of EC001 covers those warnings on its scope (a team keeps
+// acknowledgements there that may match nothing, for a variant of its app):
+// what CDK's report offers under EC001 is honoured. One that covers no
+// warning is stale too, an EC001 warning that nothing covers.
 func acknowledge(res *Result, acks []Acknowledgement) {
 	var stale []Acknowledgement
 	for _, k := range acks {
@@ -236,11 +237,22 @@ func acknowledge(res *Result, acks []Acknowledgement) {
 		if k.matched {
 			continue
 		}
-		res.Findings = append(res.Findings, Finding{Rule: ruleStaleAcknowledgement, ConstructPath: k.ConstructPath, Stack: k.Stack, LogicalID: k.LogicalID,
-			Problem: problemOf(ruleStaleAcknowledgement, problem.Root("Acknowledgement").Key(k.Rule+" on "+k.Where()),
-				fmt.Sprintf("the acknowledgement (%s) matches no finding of %s there: remove it, or point it at the finding", k.Source, k.Rule))})
+		res.Findings = append(res.Findings, staleFinding(k))
 	}
 	cover(res.Findings[first:], stale)
+	for _, k := range stale {
+		if !k.matched {
+			res.Findings = append(res.Findings, staleFinding(k))
+		}
+	}
+}
+
+// staleFinding is the EC001 warning of an acknowledgement k that matches no
+// finding.
+func staleFinding(k Acknowledgement) Finding {
+	return Finding{Rule: ruleStaleAcknowledgement, ConstructPath: k.ConstructPath, Stack: k.Stack, LogicalID: k.LogicalID,
+		Problem: problemOf(ruleStaleAcknowledgement, problem.Root("Acknowledgement").Key(k.Rule+" on "+k.Where()),
+			fmt.Sprintf("the acknowledgement (%s) matches no finding of %s there: remove it, or point it at the finding", k.Source, k.Rule))}
 }
 
 // cover marks each finding the first of acks that covers it.

@@ -8,7 +8,7 @@ var ruleSources = map[string]Implementation{
 	"AccessJudgeable":               {Functions: []string{"AccessMatrix.findingsOf (access_matrix.go)"}, Fixture: "test/rule_fixtures_test.go (the example app)", File: "access_matrix.go"},
 	"AccessNeededAllowed":           {Functions: []string{"AccessMatrix.findingsOf (access_matrix.go)"}, Fixture: "test/rule_fixtures_test.go (the example app)", File: "access_matrix.go"},
 	"AccessOthersDenied":            {Functions: []string{"AccessMatrix.findingsOf (access_matrix.go)"}, Fixture: "test/rule_fixtures_test.go (the example app)", File: "access_matrix.go"},
-	"AcknowledgementMatches":        {Functions: []string{"acknowledge (acknowledge.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "acknowledge.go"},
+	"AcknowledgementMatches":        {Functions: []string{"acknowledge (acknowledge.go)", "staleFinding (acknowledge.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "acknowledge.go"},
 	"AnswersOnResponseQueue":        {Functions: []string{"assembly.checkHandlerEnvironment (wiring.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "wiring.go"},
 	"BatchSizeLimit":                {Functions: []string{"addTiming via timingRules (rules_timing.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_timing.go"},
 	"BatchTimeoutCap":               {Functions: []string{"addTiming via timingRules (rules_timing.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_timing.go"},

@@ -7,6 +7,7 @@ package timing
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
@@ -85,6 +86,9 @@ var fieldRules = map[string]string{"handlerTimeout": RuleHandlerTimeoutCap, "vis
 	"maxReceiveCount": RuleMaxReceiveCountCap, "passTwoDelay": RulePassTwoDelayCap, "batchTimeout": RuleBatchTimeoutCap,
 	"batchSize": RuleBatchSizeLimit, "maxBatchingWindow": RuleBatchingWindowLimit, "retentionPeriod": RuleRetentionDerived,
 	"queueDelay": RuleQueueDelayLimit}
+
+// FieldRules are the rules of the settings Check judges, by field (a copy).
+func FieldRules() map[string]string { return maps.Clone(fieldRules) }
 
 // unitOf is the unit a setting is given in, as a refusal's fix writes it
 // after a number: " s" for a duration, "" for a count.

@@ -29,8 +29,8 @@ SUMMARY = ("The erasure channel's app-wide check (erasure-check) as a native "
 PLATFORMS = {
     "linux-x64": ("erasure-check", "manylinux2014_x86_64.musllinux_1_1_x86_64"),
     "linux-arm64": ("erasure-check", "manylinux2014_aarch64.musllinux_1_1_aarch64"),
-    "darwin-x64": ("erasure-check", "macosx_10_12_x86_64"),
-    "darwin-arm64": ("erasure-check", "macosx_11_0_arm64"),
+    "darwin-x64": ("erasure-check", "macosx_12_0_x86_64"),
+    "darwin-arm64": ("erasure-check", "macosx_12_0_arm64"),
     "win32-x64": ("erasure-check.exe", "win_amd64"),
 }
 

@@ -7,15 +7,15 @@ erasure_channel_constructs by tools/release/python_artifacts.py and imported
 by the package) chains a sys.excepthook that prints a refusal of the
 channel's constructs once, as CDK words it (each construct path, rule, line
 and fix), and CDK's "Validation failed" after a policy validation report
-(the check's findings, printed above it) as its one line; it leaves every
-other exception to the hook it found. ERASURE_CHANNEL_TRACE=1 keeps the
+(printed above it: the check's findings, or any other plugin's) as its one
+line; it leaves every other exception to the hook it found. ERASURE_CHANNEL_TRACE=1 keeps the
 whole traceback.
 """
 import os
 import re
 import sys
 
-_REFUSAL = re.compile(r"^\s*\[[^\]\n]+\] EC\d{3} ", re.M)
+_REFUSAL = re.compile(r"^\s*\[[^\]\n]+\] EC\d{3} (?:ErasureSubscriber|BitmapStoreBucket)\[", re.M)
 _REPORTED = re.compile(r"^ValidationFailed: Validation failed\.")
 
 

@@ -1,31 +1,9 @@
 package plan
 
 import (
+	"github.com/linn-cloud/erasure-channel/constructs/subscriberrule"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
-)
-
-// The rules of ErasureSubscriber's own props. A template has no props, so
-// the construct alone applies them; the app-wide check's catalogue lists
-// them under these ids (constructs/erasurecheck/rules_construct.go,
-// docs/check-rules.md), beside the timing rules the construct and the check
-// both apply (timing.RuleOf).
-const (
-	RuleSubscriberName    = "EC021"
-	RuleErasureTopicGiven = "EC022"
-	RuleResponseQueueOK   = "EC023"
-	RuleOneHandler        = "EC024"
-	RuleHandlerRoleBuilt  = "EC025"
-)
-
-// The fixes of the props' rules, in the props' words: the refusal's and the
-// catalogue's.
-const (
-	FixSubscriberName    = "Name the subscriber with 1 to 64 of a-z, 0-9 and -, starting with a letter and not ending with -."
-	FixErasureTopicGiven = "Pass the channel's standard erasure topic: sns.Topic.fromTopicArn with the channel stack's ErasureTopicArn."
-	FixResponseQueueOK   = "Pass the channel's response queue with its key: sqs.Queue.fromQueueAttributes with queueArn ErasureResponseQueueArn and keyArn ErasureResponseKeyArn."
-	FixOneHandler        = "Give exactly one of handler and handlerProps."
-	FixHandlerRoleBuilt  = "Give the handler a role built in this app: leave its role out, or pass a new iam.Role."
 )
 
 // subscriberRule names the rule a problem of the subscriber at root breaks,
@@ -38,13 +16,16 @@ func subscriberRule(root problem.Path) func(problem.Problem) (string, string) {
 		field := p.Path.Field()
 		switch {
 		case p.Path.Under(handler) && field == "role":
-			return RuleHandlerRoleBuilt, FixHandlerRoleBuilt
+			return subscriberrule.RuleHandlerRoleBuilt, subscriberrule.FixHandlerRoleBuilt
+		case p.Path.Under(handler) && field == "timeout" && p.Type == problem.UnresolvedToken:
+			// The check names a function's timeout only deploy knows so too.
+			return timing.RuleTimingValueKnownAtSynth, "Give the handler function a literal timeout in whole seconds, or leave it out."
 		case p.Path.Under(handler) && field == "timeout":
-			return RuleOneHandler, "Give the handler function a literal timeout in whole seconds, or leave it out."
+			return timing.RuleHandlerTimeoutCap, "Give the handler function a timeout in whole seconds."
 		case p.Path.Under(root.Child("handlerProps")):
-			return RuleOneHandler, "Remove handlerProps.timeout and set handlerTimeout: the construct gives it to the function."
+			return subscriberrule.RuleOneHandler, "Remove handlerProps.timeout and set handlerTimeout: the construct gives it to the function."
 		case field == "handlerTimeout" && p.Type == problem.NotDerived:
-			return RuleOneHandler, "Set handlerTimeout to the handler function's timeout, or leave handlerTimeout out."
+			return subscriberrule.RuleOneHandler, "Set handlerTimeout to the handler function's timeout, or leave handlerTimeout out."
 		}
 		if id := timing.RuleOf(p); id != "" {
 			switch p.Type {
@@ -57,13 +38,13 @@ func subscriberRule(root problem.Path) func(problem.Problem) (string, string) {
 		}
 		switch field {
 		case "name":
-			return RuleSubscriberName, FixSubscriberName
+			return subscriberrule.RuleSubscriberName, subscriberrule.FixSubscriberName
 		case "topic":
-			return RuleErasureTopicGiven, FixErasureTopicGiven
+			return subscriberrule.RuleErasureTopicGiven, subscriberrule.FixErasureTopicGiven
 		case "responseQueue":
-			return RuleResponseQueueOK, FixResponseQueueOK
+			return subscriberrule.RuleResponseQueueOK, subscriberrule.FixResponseQueueOK
 		case "handler":
-			return RuleOneHandler, FixOneHandler
+			return subscriberrule.RuleOneHandler, subscriberrule.FixOneHandler
 		}
 		return "", ""
 	}

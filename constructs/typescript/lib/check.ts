@@ -28,7 +28,7 @@ export interface CheckRun {
 
 /**
  * The check's native command for this platform: the optional dependency
- * erasure-channel-check-<platform>-<arch> that npm installs beside this
+ * @linn-cloud/erasure-check-<platform>-<arch> that npm installs beside this
  * package for the team's platform alone (none in the jsii kernel of Python,
  * Java, C# or Go apps, which load the package from its tarball), made
  * executable if the installer dropped the mode (a copy in a new private
@@ -41,7 +41,7 @@ function nativeCommand(): string | undefined {
   if (process.env.ERASURE_CHECK_ENGINE === 'wasm') return undefined;
   let exe: string;
   try {
-    const manifest = require.resolve(`erasure-channel-check-${process.platform}-${process.arch}/package.json`);
+    const manifest = require.resolve(`@linn-cloud/erasure-check-${process.platform}-${process.arch}/package.json`);
     exe = join(dirname(manifest), process.platform === 'win32' ? 'erasure-check.exe' : 'erasure-check');
   } catch {
     return undefined;
@@ -83,7 +83,7 @@ export function runCheck(args: string[], inherit = false): CheckRun {
   const started = process.hrtime.bigint();
   if (native === null) native = nativeCommand();
   if (native === undefined && process.env.ERASURE_CHECK_ENGINE === 'native') {
-    throw new Error(`erasure-channel-constructs: ERASURE_CHECK_ENGINE=native, but erasure-channel-check-${process.platform}-${process.arch} is not installed`);
+    throw new Error(`erasure-channel-constructs: ERASURE_CHECK_ENGINE=native, but @linn-cloud/erasure-check-${process.platform}-${process.arch} is not installed`);
   }
   if (native !== undefined) {
     const run = spawnSync(native, args, { stdio: inherit ? 'inherit' : 'pipe', maxBuffer: 1 << 30, windowsHide: true });

@@ -47,7 +47,7 @@ writeFileSync(join(pkg, 'kernel', 'rules.json'), execFileSync('go', ['run', './c
 // process.platform and process.arch names), about ten times faster than the
 // WebAssembly module on V8 (whose Go code starts cold in every synth). They are
 // not in this package: scripts/native-packages.mjs packs each as its own npm
-// package (erasure-channel-check-<platform>-<arch>, an optional dependency
+// package (@linn-cloud/erasure-check-<platform>-<arch>, an optional dependency
 // npm installs for the team's platform alone), and tools/release packs them
 // as platform wheels and Maven classifiers (docs/release.md).
 const natives = [['linux', 'x64', 'linux', 'amd64'], ['linux', 'arm64', 'linux', 'arm64'], ['darwin', 'x64', 'darwin', 'amd64'],

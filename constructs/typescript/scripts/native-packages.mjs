@@ -1,6 +1,6 @@
 // Packs the check's native builds (native/<platform>-<arch>, written by
 // build-kernel.mjs) as one npm package per platform,
-// erasure-channel-check-<platform>-<arch>, into the directory given (the
+// @linn-cloud/erasure-check-<platform>-<arch> (scoped: no one else can publish the name), into the directory given (the
 // release's dist/js), and repacks the package's npm tarball there listing
 // them as optional dependencies: each has its os and cpu, so that npm
 // installs the one for the team's platform and no other (as esbuild and swc
@@ -23,7 +23,7 @@ const platforms = readdirSync(join(pkg, 'native')).sort()
 for (const platform of platforms) {
   const [os, cpu] = platform.split('-')
   const exe = os === 'win32' ? 'erasure-check.exe' : 'erasure-check'
-  const name = `erasure-channel-check-${platform}`
+  const name = `@linn-cloud/erasure-check-${platform}`
   const dir = join(stage, name)
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
@@ -39,6 +39,7 @@ for (const platform of platforms) {
     cpu: [cpu],
     files: [exe],
     preferUnplugged: true,
+    publishConfig: { access: 'public' },
   }, null, 2) + '\n')
   writeFileSync(join(dir, 'README.md'), `# ${name}\n\nThe erasure channel's \`erasure-check\` for ${platform}. Install \`erasure-channel-constructs\`, which depends on it for this platform alone.\n`)
   execFileSync('npm', ['pack', '--quiet', '--pack-destination', out], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] })
@@ -53,7 +54,7 @@ execFileSync('tar', ['-xzf', tarball, '-C', unpacked])
 const manifestPath = join(unpacked, 'package', 'package.json')
 const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
 if (manifest.optionalDependencies) throw new Error(`${tarball} already has optional dependencies`)
-manifest.optionalDependencies = Object.fromEntries(platforms.map((p) => [`erasure-channel-check-${p}`, main.version]))
+manifest.optionalDependencies = Object.fromEntries(platforms.map((p) => [`@linn-cloud/erasure-check-${p}`, main.version]))
 writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n')
 const repacked = execFileSync('npm', ['pack', '--quiet', '--ignore-scripts', '--pack-destination', unpacked], { cwd: join(unpacked, 'package') }).toString().trim().split('\n').pop()
 copyFileSync(join(unpacked, repacked), tarball)

@@ -14,12 +14,12 @@ import java.util.regex.Pattern;
  * {@code exec:java} runs the app through this class instead
  * ({@code <mainClass>com.linncloud.erasurechannel.constructs.RunApp</mainClass>},
  * the app's main class as its first argument). CDK's "Validation failed"
- * after a policy validation report (the check's findings, printed above it)
- * is printed as its one line. Any other exception is thrown on unchanged; {@code ERASURE_CHANNEL_TRACE=1} throws a refusal on
+ * after a policy validation report (printed above it: the check's findings,
+ * or any other plugin's) is printed as its one line. Any other exception is thrown on unchanged; {@code ERASURE_CHANNEL_TRACE=1} throws a refusal on
  * too. Added to the jsii jar by tools/release/java_artifacts.py.
  */
 public final class RunApp {
-    private static final Pattern REFUSAL = Pattern.compile("(?m)^\\s*\\[[^\\]\\n]+\\] EC\\d{3} ");
+    private static final Pattern REFUSAL = Pattern.compile("(?m)^\\s*\\[[^\\]\\n]+\\] EC\\d{3} (?:ErasureSubscriber|BitmapStoreBucket)\\[");
     private static final Pattern REPORTED = Pattern.compile("^ValidationFailed: Validation failed\\.");
 
     private RunApp() {
