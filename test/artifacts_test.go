@@ -22,7 +22,7 @@ import (
 
 // maxArtifactBytes is issue 56's target for any one artifact a team
 // installs: at most 8 MB (docs/release.md).
-const maxArtifactBytes = 8 << 20
+const maxArtifactBytes = 8_000_000
 
 // nativePlatform is a platform the check is built for natively, as each
 // registry names it.

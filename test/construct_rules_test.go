@@ -2,12 +2,17 @@ package test
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
 )
+
+// anyRefusalLine is a refusal line of CDK's validation error, whether or
+// not it names a rule.
+var anyRefusalLine = regexp.MustCompile(`\[[^\]\n]+\] (?:EC\d{3} )?ErasureSubscriber\[[^\n]*`)
 
 // TestConstructRefusalsNameTheirRules: every line with which the Go
 // construct refuses the refusal spec's stores starts with a rule of the
@@ -24,6 +29,12 @@ func TestConstructRefusalsNameTheirRules(t *testing.T) {
 		t.Fatal("the Go app's synth passed with every cap broken")
 	}
 	text := goErr.Error()
+	// Every refusal line, with or without a rule id: each must have one.
+	for _, l := range anyRefusalLine.FindAllString(text, -1) {
+		if !refusalLine.MatchString(l) {
+			t.Errorf("a refusal without its rule: %q", l)
+		}
+	}
 	lines := refusalLine.FindAllString(text, -1)
 	if len(lines) < 20 {
 		t.Fatalf("only %d refusal lines:\n%s", len(lines), text)

@@ -15,7 +15,7 @@ type validation struct{ lines []string }
 
 // problemsValidation is the validation of problems.
 func problemsValidation(problems problem.List) *validation {
-	return &validation{lines: problems.Strings()}
+	return &validation{lines: problems.Refusals()}
 }
 
 // Validate implements constructs.IValidation.

@@ -93,6 +93,9 @@ export function runCheck(args: string[], inherit = false): CheckRun {
       }
       return { exitCode: run.status, stdout: run.stdout?.toString('utf8') ?? '', stderr: run.stderr?.toString('utf8') ?? '', startMillis: 0, engine: 'native' };
     }
+    if (process.env.ERASURE_CHECK_ENGINE === 'native') {
+      throw new Error(`erasure-channel-constructs: ERASURE_CHECK_ENGINE=native, but the native check would not start (${run.error?.name ?? 'killed'})`);
+    }
     native = undefined; // it would not start here (a platform mismatch, a sandbox): the module runs instead, from now on
   }
   if (compiled === undefined) compiled = new WA.Module(readFileSync(join(__dirname, '..', 'kernel', 'check.wasm')));
