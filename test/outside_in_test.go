@@ -49,6 +49,11 @@ const (
 type outsideLanguage struct {
 	name    string
 	install func(t *testing.T, o *outside)
+	// app is the folder of test/testdata/outside the app is copied from
+	// (name when empty); node24 runs it on Node 24, CDK's other supported
+	// line, instead of the pinned Node 22.
+	app    string
+	node24 bool
 }
 
 // outside is one language's app in its own folder.
@@ -99,18 +104,22 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
+// installTypeScript installs the npm artifact and the registry's CDK.
+func installTypeScript(t *testing.T, o *outside) {
+	tgz := one(t, filepath.Join(dist(t, o.root), "js", "*.jsii.tgz"))
+	runIn(t, o.dir, "npm install", o.env, "npm", "install", "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", tgz, npmCDK, npmConstrcs, npmCLI)
+	o.cli = filepath.Join(o.dir, "node_modules", ".bin", "cdk")
+}
+
 var outsideLanguages = []outsideLanguage{
-	{"typescript", func(t *testing.T, o *outside) {
-		tgz := one(t, filepath.Join(dist(t, o.root), "js", "*.jsii.tgz"))
-		runIn(t, o.dir, "npm install", o.env, "npm", "install", "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", tgz, npmCDK, npmConstrcs, npmCLI)
-		o.cli = filepath.Join(o.dir, "node_modules", ".bin", "cdk")
-	}},
-	{"python", func(t *testing.T, o *outside) {
+	{name: "typescript", install: installTypeScript},
+	{name: "typescript-node24", install: installTypeScript, app: "typescript", node24: true},
+	{name: "python", install: func(t *testing.T, o *outside) {
 		whl := one(t, filepath.Join(dist(t, o.root), "python", "erasure_channel_constructs-*.whl"))
 		runIn(t, o.dir, "python3 -m venv", o.env, "python3", "-m", "venv", ".venv")
 		runIn(t, o.dir, "pip install", o.env, filepath.Join(".venv", "bin", "pip"), "install", "-q", "-r", "requirements.txt", whl)
 	}},
-	{"java", func(t *testing.T, o *outside) {
+	{name: "java", install: func(t *testing.T, o *outside) {
 		repo := filepath.Join(o.dir, "release", "maven")
 		if err := os.MkdirAll(repo, 0o755); err != nil {
 			t.Fatal(err)
@@ -119,7 +128,7 @@ var outsideLanguages = []outsideLanguage{
 		forgetMavenRelease(t)
 		runIn(t, o.dir, "mvn compile", o.env, "mvn", "-q", "-B", "compile")
 	}},
-	{"go", func(t *testing.T, o *outside) {
+	{name: "go", install: func(t *testing.T, o *outside) {
 		mod := filepath.Join(o.dir, "release", "erasurechannelconstructs")
 		if err := os.MkdirAll(mod, 0o755); err != nil {
 			t.Fatal(err)
@@ -187,6 +196,9 @@ var hatchLines = map[string][]string{
 //     queue, 900 s on every function) fail the synth through ErasureCheck,
 //     each with its line.
 //
+// TypeScript runs twice: on the pinned Node 22 and on Node 24
+// (typescript-node24), CDK's two supported lines.
+//
 // C# cannot run here (no .NET SDK, no NuGet): make dist generates its sources.
 func TestOutsideInEveryLanguage(t *testing.T) {
 	root, node, err := pinnednode.Find("..")
@@ -217,12 +229,25 @@ func TestOutsideInEveryLanguage(t *testing.T) {
 	for _, lang := range outsideLanguages {
 		t.Run(lang.name, func(t *testing.T) {
 			t.Parallel()
-			o := &outside{root: root, node: node, dir: t.TempDir(), asset: asset,
+			langNode := node
+			if lang.node24 {
+				langNode = pinnednode.Node24Path(root)
+			}
+			o := &outside{root: root, node: langNode, dir: t.TempDir(), asset: asset,
 				cli: filepath.Join(root, "tools", "node_modules", ".bin", "cdk")}
-			o.env = []string{"PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH"),
+			o.env = []string{"PATH=" + filepath.Dir(langNode) + string(os.PathListSeparator) + os.Getenv("PATH"), "JSII_NODE=" + langNode,
 				"HANDLER_ASSET=" + asset, "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1",
 				"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_PROFILE=none-configured"}
-			copyTree(t, filepath.Join(root, "test", "testdata", "outside", lang.name), o.dir)
+			app := lang.name
+			if lang.app != "" {
+				app = lang.app
+			}
+			copyTree(t, filepath.Join(root, "test", "testdata", "outside", app), o.dir)
+			if lang.node24 {
+				if v := runIn(t, o.dir, "node --version", o.env, "bash", "-c", "node --version"); !strings.HasPrefix(v, "v24.") {
+					t.Fatalf("the app's node is %s, not Node 24", strings.TrimSpace(v))
+				}
+			}
 			lang.install(t, o)
 
 			for _, n := range sizes {
