@@ -81,26 +81,14 @@ func ruleSourcesFile(dir string) ([]byte, error) {
 	construct := map[string]bool{}    // rule name -> applied by a construct only
 	idConst := map[string]string{}    // rule name -> the constant of its id, for a construct's rule
 	declaredIn := map[string]string{} // rule name -> the file that declares it
-	for _, f := range files {
-		for _, d := range f.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.VAR {
-				continue
-			}
-			for _, sp := range g.Specs {
-				vs := sp.(*ast.ValueSpec)
-				for i, v := range vs.Values {
-					if name, fromConstruct, c, ok := declaredRuleID(v); ok {
-						ruleOf[vs.Names[i].Name], construct[name] = name, fromConstruct
-						declaredIn[name] = filepath.Base(fset.Position(f.Pos()).Filename)
-						if fromConstruct {
-							idConst[name] = c
-						}
-					}
-				}
+	eachVar(fset, files, func(file, variable string, v ast.Expr) {
+		if name, fromConstruct, c, ok := declaredRuleID(v); ok {
+			ruleOf[variable], construct[name], declaredIn[name] = name, fromConstruct, file
+			if fromConstruct {
+				idConst[name] = c
 			}
 		}
-	}
+	})
 	// Who names each rule: a function, a family's check, or a map of rules a
 	// function indexes.
 	users := map[string]map[string]bool{} // rule name -> reporters
@@ -123,81 +111,26 @@ func ruleSourcesFile(dir string) ([]byte, error) {
 		})
 		return out
 	}
-	for _, f := range files {
-		file := filepath.Base(fset.Position(f.Pos()).Filename)
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				for _, r := range namesIn(d.Body) {
-					note(r, funcName(d)+" ("+file+")")
-				}
-			case *ast.GenDecl:
-				if d.Tok != token.VAR {
-					continue
-				}
-				for _, sp := range d.Specs {
-					vs := sp.(*ast.ValueSpec)
-					for i, v := range vs.Values {
-						if _, _, ok := declaredRule(v); ok {
-							continue
-						}
-						lit, _ := v.(*ast.CompositeLit)
-						if lit == nil {
-							continue
-						}
-						if _, isMap := lit.Type.(*ast.MapType); isMap {
-							viaMap[vs.Names[i].Name] = namesIn(lit)
-							continue
-						}
-						for _, el := range lit.Elts { // a family: its check reports, its rules list
-							if kv, ok := el.(*ast.KeyValueExpr); ok {
-								if fl, ok := kv.Value.(*ast.FuncLit); ok {
-									for _, r := range namesIn(fl.Body) {
-										note(r, vs.Names[i].Name+"."+kv.Key.(*ast.Ident).Name+" ("+file+")")
-									}
-								}
-							}
-						}
-					}
-				}
+	eachFunc(fset, files, func(file, name string, body *ast.BlockStmt) {
+		for _, r := range namesIn(body) {
+			note(r, name+" ("+file+")")
+		}
+	})
+	eachVar(fset, files, func(file, variable string, v ast.Expr) {
+		if lit, ok := v.(*ast.CompositeLit); ok {
+			if _, isMap := lit.Type.(*ast.MapType); isMap {
+				viaMap[variable] = namesIn(lit)
 			}
 		}
-	}
+	})
 	for mapVar, rules := range viaMap {
-		for _, f := range files {
-			file := filepath.Base(fset.Position(f.Pos()).Filename)
-			for _, d := range f.Decls {
-				fd, ok := d.(*ast.FuncDecl)
-				if !ok || !mentions(fd.Body, mapVar) {
-					continue
-				}
+		eachFunc(fset, files, func(file, name string, body *ast.BlockStmt) {
+			if mentions(body, mapVar) {
 				for _, r := range rules {
-					note(r, funcName(fd)+" via "+mapVar+" ("+file+")")
+					note(r, name+" via "+mapVar+" ("+file+")")
 				}
 			}
-			for _, d := range f.Decls { // a family's check that indexes the map
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.VAR {
-					continue
-				}
-				for _, sp := range g.Specs {
-					vs := sp.(*ast.ValueSpec)
-					for i, v := range vs.Values {
-						if lit, ok := v.(*ast.CompositeLit); ok {
-							for _, el := range lit.Elts {
-								if kv, ok := el.(*ast.KeyValueExpr); ok {
-									if fl, ok := kv.Value.(*ast.FuncLit); ok && mentions(fl.Body, mapVar) {
-										for _, r := range rules {
-											note(r, vs.Names[i].Name+"."+kv.Key.(*ast.Ident).Name+" via "+mapVar+" ("+file+")")
-										}
-									}
-								}
-							}
-						}
-					}
-				}
-			}
-		}
+		})
 	}
 	// A construct's rule is reported by the construct's own decisions
 	// (constructs/erasure/plan): the functions there that name its id.
@@ -206,14 +139,16 @@ func ruleSourcesFile(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	var planFiles []*ast.File
+	for _, f := range planPkgs["plan"].Files {
+		planFiles = append(planFiles, f)
+	}
 	for name, c := range idConst {
-		for path, f := range planPkgs["plan"].Files {
-			for _, d := range f.Decls {
-				if fd, ok := d.(*ast.FuncDecl); ok && mentions(fd.Body, c) {
-					note(name, "plan."+funcName(fd)+" (constructs/erasure/plan/"+filepath.Base(path)+")")
-				}
+		eachFunc(fset, planFiles, func(file, fn string, body *ast.BlockStmt) {
+			if mentions(body, c) {
+				note(name, "plan."+fn+" (constructs/erasure/plan/"+file+")")
 			}
-		}
+		})
 	}
 	// Which test holds each rule to its fixtures.
 	fixtures, appFixtures := mapKeys(tests, "ruleFixtures"), mapKeys(tests, "appFixtureRules")
@@ -368,4 +303,50 @@ func ruleByName(name string) *Rule {
 		}
 	}
 	return nil
+}
+
+// eachFunc calls fn with every function of files and every family's check
+// (a func literal under a key of a top-level var's composite literal), each
+// named as docs/check-rules.md names it, with its file and body.
+func eachFunc(fset *token.FileSet, files []*ast.File, fn func(file, name string, body *ast.BlockStmt)) {
+	for _, f := range files {
+		file := filepath.Base(fset.Position(f.Pos()).Filename)
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				fn(file, funcName(fd), fd.Body)
+			}
+		}
+	}
+	eachVar(fset, files, func(file, variable string, v ast.Expr) {
+		lit, ok := v.(*ast.CompositeLit)
+		if !ok {
+			return
+		}
+		for _, el := range lit.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				if fl, ok := kv.Value.(*ast.FuncLit); ok {
+					fn(file, variable+"."+kv.Key.(*ast.Ident).Name, fl.Body)
+				}
+			}
+		}
+	})
+}
+
+// eachVar calls fn with every top-level var's name and value in files.
+func eachVar(fset *token.FileSet, files []*ast.File, fn func(file, variable string, v ast.Expr)) {
+	for _, f := range files {
+		file := filepath.Base(fset.Position(f.Pos()).Filename)
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, sp := range g.Specs {
+				vs := sp.(*ast.ValueSpec)
+				for i, v := range vs.Values {
+					fn(file, vs.Names[i].Name, v)
+				}
+			}
+		}
+	}
 }
