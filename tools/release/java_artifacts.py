@@ -12,12 +12,13 @@ again.
 Usage: python3 java_artifacts.py DIST_JAVA_DIR VERSION
 """
 import glob
-import hashlib
 import os
 import subprocess
 import sys
 import tempfile
 import zipfile
+
+from check_jars import write_with_checksums
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "java", "constructs", "RunApp.java")
@@ -42,10 +43,7 @@ def add(jar: str, files: dict) -> None:
             info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
             dst.writestr(info, files[name])
     os.replace(tmp, jar)
-    data = open(jar, "rb").read()
-    for algo in ("md5", "sha1"):
-        with open(f"{jar}.{algo}", "w") as f:
-            f.write(hashlib.new(algo, data).hexdigest())
+    write_with_checksums(jar, open(jar, "rb").read())
 
 
 def main() -> None:

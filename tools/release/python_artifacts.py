@@ -15,15 +15,15 @@ as one short block, not a JavaScript stack and a traceback around it twice
 
 Usage: python3 python_artifacts.py DIST_PYTHON_DIR
 """
-import base64
 import glob
-import hashlib
 import io
 import os
 import re
 import sys
 import tarfile
 import zipfile
+
+from check_wheels import record_line
 
 SCRIPT = "erasure-check"
 HOOK = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "refusal_hook.py"), "rb").read()
@@ -56,14 +56,13 @@ def rewrite_wheel(path: str) -> None:
     for info, data in kept:
         if info.filename == record_name:
             continue
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        rows.append(f"{info.filename},sha256={digest},{len(data)}")
-    rows.append(f"{record_name},,")
+        rows.append(record_line(info.filename, data))
+    rows.append(f"{record_name},,\n")
     tmp = path + ".tmp"
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
         for info, data in kept:
             if info.filename == record_name:
-                data = ("\n".join(rows) + "\n").encode()
+                data = "".join(rows).encode()
             dst.writestr(info, data)
     os.replace(tmp, path)
 
