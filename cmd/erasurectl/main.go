@@ -49,6 +49,7 @@ type cli struct {
 	Check     checkCmd     `cmd:"" help:"Check a cdk.out (any CDK language) or CloudFormation templates (JSON/YAML) with the app-wide check's rules."`
 	Access    accessCmd    `cmd:"" help:"Evaluate the synthesized policies offline: who may publish, deliver, read, answer and use each key; exit 1 when a cell is not what the channel needs."`
 	Local     localCmd     `cmd:"" help:"Run the whole channel locally on the SNS/SQS emulator and show a round trip."`
+	Conform   conformCmd   `cmd:"" help:"Judge a store's handler, in its own Lambda runtime, against the channel's protocol: a line per case, exit 1 when one fails."`
 	Validate  validateCmd  `cmd:"" help:"Validate a message file (or - for stdin) against the contract; the body is never echoed."`
 	Constants constantsCmd `cmd:"" help:"Print the channel constants with each derivation shown."`
 	Publish   publishCmd   `cmd:"" help:"Publish a request on an erasure topic (local endpoint or a real account)."`
