@@ -17,7 +17,7 @@ run: tools
 	go run ./cmd/erasurectl local
 
 ## test: everything CI runs but the offline deploy (.ci/run adds make deploy-local).
-test: tools dist packages api-compat offline-tools vet gotest parity
+test: tools dist packages api-compat offline-tools vet kits gotest parity
 
 # moto and cfn-lint, pinned in tools/requirements.txt, from PyPI into the machine's python3 (a no-op once there).
 offline-tools:
@@ -141,6 +141,14 @@ vet:
 
 gotest:
 	go test -count=1 -timeout 40m ./...
+
+## kits: each handler kit's own tests (parity over every shared fixture, the handler's cases with a fake
+## SQS); erasurectl conform judges their example stores in the Go tests (TestConformKitsAndTheirDefects).
+KITS := $(CURDIR)/contract/handlerkit
+kits: tools
+	cd $(KITS)/python && python3 -m unittest discover -s tests
+	cd $(KITS)/typescript && PATH=$(dir $(NODE)):$$PATH npm ci --no-audit --no-fund --loglevel=error && PATH=$(dir $(NODE)):$$PATH npm test
+	cd $(KITS)/java && mvn -q -B test
 
 ## parity: the shared fixtures through ajv, the TypeScript twin's validator.
 parity: tools
