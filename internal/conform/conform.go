@@ -165,7 +165,7 @@ func newBench(ctx context.Context, o Options, rt lambdaemu.Runtime) (*bench, fun
 	if err != nil {
 		return nil, nil, err
 	}
-	emu, err := emulator.Start(ctx, emulator.Options{Root: o.Root, Region: o.region()})
+	emu, err := emulator.Start(ctx, emulator.Options{Root: o.Root, Region: o.region(), Cache: o.Clients.Cache})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,6 +40,9 @@ type Options struct {
 	// Root is the repository root holding tools/; default: found from the
 	// working directory upwards.
 	Root string
+	// Cache, when set, is where the emulator is installed outside the
+	// repository (no tools/ found): fauxqs from npm, run by the node on PATH.
+	Cache string
 	// Region defaults to eu-west-1.
 	Region string
 	// StartTimeout bounds the wait for the endpoint; default 30 s.
@@ -58,18 +61,19 @@ var (
 
 // Start launches the emulator and waits for its endpoint.
 func Start(ctx context.Context, opts Options) (*Emulator, error) {
-	root, node, err := PinnedNode(opts.Root)
+	node, modules, err := emulatorNode(opts)
 	if err != nil {
 		return nil, err
 	}
-	opts.Root = root
 	if opts.Region == "" {
 		opts.Region = "eu-west-1"
 	}
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 30 * time.Second
 	}
-	proc, endpoint, err := startScript(ctx, node, opts.Root, "emulator.mjs", opts.StartTimeout, "EMULATOR_REGION="+opts.Region)
+	cmd := exec.Command(node, "--input-type=module", "-e", sqsSNSScript)
+	cmd.Dir = modules
+	proc, endpoint, err := startProcess(ctx, cmd, "the SNS/SQS emulator", opts.StartTimeout, "EMULATOR_REGION="+opts.Region)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +112,12 @@ func (p *process) stop() {
 func startScript(ctx context.Context, node, root, script string, timeout time.Duration, env ...string) (*process, string, error) {
 	cmd := exec.Command(node, filepath.Join(root, "tools", script))
 	cmd.Dir = filepath.Join(root, "tools")
+	return startProcess(ctx, cmd, script, timeout, env...)
+}
+
+// startProcess starts cmd and waits for the one JSON line
+// {"endpoint": "http://127.0.0.1:port"} it prints when listening.
+func startProcess(ctx context.Context, cmd *exec.Cmd, script string, timeout time.Duration, env ...string) (*process, string, error) {
 	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -14,15 +14,15 @@ import (
 var ErrToolsMissing = errors.New("the Node toolchain in tools/ is not installed; run make tools")
 
 // FindRoot walks up from dir to the repository root: the directory holding
-// tools/emulator.mjs.
+// tools/dynamodb.mjs (one of the scripts the emulators run).
 func FindRoot(dir string) (string, error) {
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "tools", "emulator.mjs")); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, "tools", "dynamodb.mjs")); err == nil {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("no tools/emulator.mjs above the working directory; run from the repository")
+			return "", errors.New("no tools/dynamodb.mjs above the working directory; run from the repository")
 		}
 		dir = parent
 	}

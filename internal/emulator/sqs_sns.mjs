@@ -1,6 +1,8 @@
 // Starts the SNS/SQS emulator (fauxqs) on 127.0.0.1 at a free port, prints one
 // JSON line {"endpoint": "..."} on stdout, and stops when stdin closes or on
-// SIGTERM/SIGINT. The Go package emulator runs it as a subprocess.
+// SIGTERM/SIGINT. The Go package emulator embeds it and runs it with
+// node --input-type=module -e in the folder whose node_modules holds fauxqs:
+// tools/ in the repository, a cache folder elsewhere (erasure-conform).
 import { buildApp } from "fauxqs";
 
 const region = process.env.EMULATOR_REGION || "eu-west-1";
