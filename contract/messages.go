@@ -119,6 +119,15 @@ func (r Request) Pair() Pair { return Pair{Type: r.Type, KeyKind: r.KeyKind} }
 // with no answer. Parsing never judges expiry; this call does.
 func (r Request) Expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
+// The SQS message attributes that mark a pass-two message on a store's own
+// queue (docs/quickstart/handler.md). They are never part of the contract
+// body: a handler sets them on the re-send it makes itself, and trusts them
+// only on a message whose SenderId is its own.
+const (
+	AttrPass           = "erasure-pass"
+	AttrPassOneOutcome = "erasure-pass-one-outcome"
+)
+
 // Response is a message a store sends: ACK, REFILE_ACK or HOLDINGS. Fields a
 // type does not carry are zero (SendNo and Outcome for HOLDINGS; KeyKind, Key
 // and Answer for ACK and REFILE_ACK).

@@ -52,8 +52,8 @@ func forgeries(ch *local.Channel, attackerQueue string, erase []byte, answer []b
 		queues[name+" queue"], queues[name+" DLQ"] = s.Queue.URL, s.DeadLetterQueue.URL
 	}
 	marker := map[string]sqstypes.MessageAttributeValue{
-		storehandler.AttrPass:           {DataType: aws.String("Number"), StringValue: aws.String("2")},
-		storehandler.AttrPassOneOutcome: {DataType: aws.String("String"), StringValue: aws.String("DONE")},
+		contract.AttrPass:           {DataType: aws.String("Number"), StringValue: aws.String("2")},
+		contract.AttrPassOneOutcome: {DataType: aws.String("String"), StringValue: aws.String("DONE")},
 	}
 	for _, who := range attackers {
 		out = append(out,

@@ -17,6 +17,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
 	"github.com/linn-cloud/erasure-channel/internal/local"
+	"github.com/linn-cloud/erasure-channel/internal/localledger"
 )
 
 // tableItems queries the ledger's table for one partition key (and sort-key
@@ -24,7 +25,7 @@ import (
 // ledger.
 func tableItems(t *testing.T, db *dynamodb.Client, pk, skPrefix string) []map[string]types.AttributeValue {
 	t.Helper()
-	out, err := db.Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String(local.LedgerTable), ConsistentRead: aws.Bool(true),
+	out, err := db.Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String(localledger.LedgerTable), ConsistentRead: aws.Bool(true),
 		KeyConditionExpression:    aws.String("PK = :p AND begins_with(SK, :s)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: pk}, ":s": &types.AttributeValueMemberS{Value: skPrefix}}})
 	if err != nil {
@@ -44,7 +45,7 @@ func tableItems(t *testing.T, db *dynamodb.Client, pk, skPrefix string) []map[st
 func TestTheLocalChannelCountsOnlyWhatTheLedgerRecorded(t *testing.T) {
 	t.Parallel()
 	ctx, e, c, ch, _ := exampleChannelBehindGate(t, "ledgered-")
-	led, err := local.StartLedger(ctx, c, nil)
+	led, err := localledger.StartLedger(ctx, c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,6 @@
-// Command erasure-check is the app-wide check for CI, the command the
+// Command erasure-check is the app-wide check for CI, and, started as
+// erasure-conform, the handler conformance command (erasurectl conform). It is
+// the app-wide check for CI, the command the
 // construct package installs (npm, PyPI and Maven alike): `erasure-check
 // [flags] <cdk.out or template>...` checks a cloud assembly from any CDK
 // language, or CloudFormation templates, with erasurectl check's flags,
@@ -15,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -33,7 +37,23 @@ templates, against the channel's caps, derivations and lockdown.
 Exit codes: 0 every store passes; 1 a problem was found, or no store was;
 2 usage.`
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	if isConform(os.Args[0], os.Getenv(commandVariable)) {
+		os.Exit(runConform(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// commandVariable names the command when the launcher cannot set argv[0]
+// (Java's ProcessBuilder): ERASURE_COMMAND=erasure-conform.
+const commandVariable = "ERASURE_COMMAND"
+
+// isConform says the program was started as erasure-conform: by that name
+// (erasure-conform, erasure-conform.exe) or through commandVariable.
+func isConform(argv0, command string) bool {
+	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
+	return base == "erasure-conform" || command == "erasure-conform"
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	var c cli

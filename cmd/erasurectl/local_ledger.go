@@ -7,12 +7,12 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/ledger"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
-	"github.com/linn-cloud/erasure-channel/internal/local"
+	"github.com/linn-cloud/erasure-channel/internal/localledger"
 	"github.com/linn-cloud/erasure-channel/stacks/examplestore"
 )
 
 // localLedger is the account service's ledger in the local channel.
-type localLedger struct{ *local.Ledger }
+type localLedger struct{ *localledger.Ledger }
 
 func startLocalLedger(ctx context.Context, c contract.Constants, roster []string) (*localLedger, error) {
 	lingering := map[string]int{}
@@ -21,7 +21,7 @@ func startLocalLedger(ctx context.Context, c contract.Constants, roster []string
 			lingering[n] = c.NoncurrentVersionExpiryCapDays
 		}
 	}
-	l, err := local.StartLedger(ctx, c, lingering)
+	l, err := localledger.StartLedger(ctx, c, lingering)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ type ledgerSummary struct {
 // receipts sweeps (appending the completed requests' receipts), reads each
 // request's receipt proved into the signed head, and verifies the whole log.
 func (l *localLedger) receipts(ctx context.Context, pub *publisher.Publisher, ids ...string) (ledgerSummary, error) {
-	sum := ledgerSummary{Endpoint: l.Emulator.Endpoint, Table: local.LedgerTable, Verifier: l.Verifier}
+	sum := ledgerSummary{Endpoint: l.Emulator.Endpoint, Table: localledger.LedgerTable, Verifier: l.Verifier}
 	rep, err := l.Sweep(ctx, pub)
 	if err != nil {
 		return sum, err

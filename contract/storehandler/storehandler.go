@@ -59,13 +59,6 @@ type ResponseSender interface {
 	Send(ctx context.Context, r contract.Response) error
 }
 
-// The SQS message attributes that mark a pass-two message on a store's own
-// queue. They are never part of the contract body.
-const (
-	AttrPass           = "erasure-pass"
-	AttrPassOneOutcome = "erasure-pass-one-outcome"
-)
-
 // DeadlineReserve is the most time the adapter keeps before the Lambda
 // deadline to send an answer: a store call ends at its batch timeout or at
 // the deadline less the reserve, whichever comes first. The reserve is at most
@@ -291,8 +284,8 @@ func (h *Handler) enqueuePassTwo(ctx context.Context, rec *events.SQSMessage, re
 		MessageBody:  aws.String(rec.Body),
 		DelaySeconds: delay,
 		MessageAttributes: map[string]sqstypes.MessageAttributeValue{
-			AttrPass:           {DataType: aws.String("Number"), StringValue: aws.String("2")},
-			AttrPassOneOutcome: {DataType: aws.String("String"), StringValue: aws.String(outcome)},
+			contract.AttrPass:           {DataType: aws.String("Number"), StringValue: aws.String("2")},
+			contract.AttrPassOneOutcome: {DataType: aws.String("String"), StringValue: aws.String(outcome)},
 		},
 	})
 	if err != nil {
@@ -314,7 +307,7 @@ func validSender(s string) bool {
 // cannot have, or on a message whose SenderId is not exactly self (this
 // handler's own role id and function name), is refused.
 func passOf(rec *events.SQSMessage, t contract.MessageType, self string) (Pass, string, error) {
-	a, ok := rec.MessageAttributes[AttrPass]
+	a, ok := rec.MessageAttributes[contract.AttrPass]
 	if !ok {
 		return 1, "", nil
 	}
@@ -324,7 +317,7 @@ func passOf(rec *events.SQSMessage, t contract.MessageType, self string) (Pass, 
 	if !validSender(self) || rec.Attributes["SenderId"] != self {
 		return 0, "", ErrBadPassMarker
 	}
-	o, ok := rec.MessageAttributes[AttrPassOneOutcome]
+	o, ok := rec.MessageAttributes[contract.AttrPassOneOutcome]
 	if !ok || o.StringValue == nil || !outcomeFor(t, *o.StringValue) {
 		return 0, "", ErrBadPassMarker
 	}

@@ -180,10 +180,10 @@ func TestForgedPassMarkers(t *testing.T) {
 	h := newHandler(t, map[contract.Pair]Func{checkPair: ok, refilePair: func(context.Context, contract.Request, Pass) (string, error) { return "MOVED", nil }}, r, q, out)
 	two := aws.String("2")
 	for name, rec := range map[string]events.SQSMessage{
-		"on CHECK":    {Body: body(t, checkReq), MessageAttributes: map[string]events.SQSMessageAttribute{AttrPass: {StringValue: two}, AttrPassOneOutcome: {StringValue: aws.String("HOLDS_DATA")}}},
-		"bad outcome": {Body: body(t, refileReq), MessageAttributes: map[string]events.SQSMessageAttribute{AttrPass: {StringValue: two}, AttrPassOneOutcome: {StringValue: aws.String("DONE")}}},
-		"no outcome":  {Body: body(t, refileReq), MessageAttributes: map[string]events.SQSMessageAttribute{AttrPass: {StringValue: two}}},
-		"pass three":  {Body: body(t, refileReq), MessageAttributes: map[string]events.SQSMessageAttribute{AttrPass: {StringValue: aws.String("3")}, AttrPassOneOutcome: {StringValue: aws.String("MOVED")}}},
+		"on CHECK":    {Body: body(t, checkReq), MessageAttributes: map[string]events.SQSMessageAttribute{contract.AttrPass: {StringValue: two}, contract.AttrPassOneOutcome: {StringValue: aws.String("HOLDS_DATA")}}},
+		"bad outcome": {Body: body(t, refileReq), MessageAttributes: map[string]events.SQSMessageAttribute{contract.AttrPass: {StringValue: two}, contract.AttrPassOneOutcome: {StringValue: aws.String("DONE")}}},
+		"no outcome":  {Body: body(t, refileReq), MessageAttributes: map[string]events.SQSMessageAttribute{contract.AttrPass: {StringValue: two}}},
+		"pass three":  {Body: body(t, refileReq), MessageAttributes: map[string]events.SQSMessageAttribute{contract.AttrPass: {StringValue: aws.String("3")}, contract.AttrPassOneOutcome: {StringValue: aws.String("MOVED")}}},
 	} {
 		rec.MessageId = name
 		resp, _ := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{rec}})
@@ -285,7 +285,7 @@ func (discard) Send(_ context.Context, r contract.Response) error {
 func TestPassTwoMarkerMustComeFromThisFunction(t *testing.T) {
 	r, q, out := &fakeResponses{}, &fakeQueue{}, &bytes.Buffer{}
 	h := newHandler(t, map[contract.Pair]Func{refilePair: func(context.Context, contract.Request, Pass) (string, error) { return "MOVED", nil }}, r, q, out)
-	marker := map[string]events.SQSMessageAttribute{AttrPass: {StringValue: aws.String("2")}, AttrPassOneOutcome: {StringValue: aws.String("MOVED")}}
+	marker := map[string]events.SQSMessageAttribute{contract.AttrPass: {StringValue: aws.String("2")}, contract.AttrPassOneOutcome: {StringValue: aws.String("MOVED")}}
 	for _, c := range []struct {
 		sender   string
 		accepted bool

@@ -14,7 +14,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/contract/storehandler"
 	"github.com/linn-cloud/erasure-channel/schema"
 )
 
@@ -171,14 +170,14 @@ func passTwo(ctx context.Context, b *bench, res *CaseResult, body string, p cont
 	if rec.Attributes["SenderId"] != b.self {
 		res.fail("pass two was not sent by the handler itself")
 	}
-	pass, ok := rec.MessageAttributes[storehandler.AttrPass]
+	pass, ok := rec.MessageAttributes[contract.AttrPass]
 	if !ok || pass.DataType != "Number" || aws.ToString(pass.StringValue) != "2" {
-		res.fail("pass two does not carry the message attribute %s (Number) = 2", storehandler.AttrPass)
+		res.fail("pass two does not carry the message attribute %s (Number) = 2", contract.AttrPass)
 	}
-	o, ok := rec.MessageAttributes[storehandler.AttrPassOneOutcome]
+	o, ok := rec.MessageAttributes[contract.AttrPassOneOutcome]
 	passOne := aws.ToString(o.StringValue)
 	if !ok || o.DataType != "String" || !slices.Contains(p.ImplementedOutcomes, passOne) {
-		res.fail("pass two does not carry pass one's outcome in %s (String), one of %v", storehandler.AttrPassOneOutcome, p.ImplementedOutcomes)
+		res.fail("pass two does not carry pass one's outcome in %s (String), one of %v", contract.AttrPassOneOutcome, p.ImplementedOutcomes)
 	}
 	return passOne, d, nil
 }

@@ -15,7 +15,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/linn-cloud/erasure-channel/contract"
-	"github.com/linn-cloud/erasure-channel/contract/storehandler"
 	"github.com/linn-cloud/erasure-channel/internal/local"
 )
 
@@ -24,8 +23,8 @@ func asContractError(err error, target **contract.ContractError) bool { return e
 // marker is a pass-two marker's SQS message attributes.
 func marker(pass, outcome string) map[string]sqstypes.MessageAttributeValue {
 	return map[string]sqstypes.MessageAttributeValue{
-		storehandler.AttrPass:           {DataType: aws.String("Number"), StringValue: aws.String(pass)},
-		storehandler.AttrPassOneOutcome: {DataType: aws.String("String"), StringValue: aws.String(outcome)},
+		contract.AttrPass:           {DataType: aws.String("Number"), StringValue: aws.String(pass)},
+		contract.AttrPassOneOutcome: {DataType: aws.String("String"), StringValue: aws.String(outcome)},
 	}
 }
 
@@ -70,8 +69,8 @@ func forgedByOther(ctx context.Context, b *bench, res *CaseResult) error {
 func forgedThroughSNS(ctx context.Context, b *bench, res *CaseResult) error {
 	req := b.restamped(pairOf(contract.TypeErase, contract.KeyAddress))
 	attrs := map[string]snstypes.MessageAttributeValue{
-		storehandler.AttrPass:           {DataType: aws.String("Number"), StringValue: aws.String("2")},
-		storehandler.AttrPassOneOutcome: {DataType: aws.String("String"), StringValue: aws.String(string(contract.OutcomeDone))},
+		contract.AttrPass:           {DataType: aws.String("Number"), StringValue: aws.String("2")},
+		contract.AttrPassOneOutcome: {DataType: aws.String("String"), StringValue: aws.String(string(contract.OutcomeDone))},
 	}
 	if err := b.publishRequest(ctx, req, attrs); err != nil {
 		return err
@@ -91,7 +90,7 @@ func badMarkersFromSelf(ctx context.Context, b *bench, res *CaseResult) error {
 	}{
 		{b.restamped(erase), marker("3", string(contract.OutcomeDone)), "a marker whose pass is not 2"},
 		{b.restamped(erase), marker("2", string(contract.OutcomeMoved)), "a marker whose pass-one outcome is not an ERASE outcome"},
-		{b.restamped(erase), map[string]sqstypes.MessageAttributeValue{storehandler.AttrPass: marker("2", "")[storehandler.AttrPass]}, "a marker without pass one's outcome"},
+		{b.restamped(erase), map[string]sqstypes.MessageAttributeValue{contract.AttrPass: marker("2", "")[contract.AttrPass]}, "a marker without pass one's outcome"},
 		{b.restamped(pairOf(contract.TypeCheck, contract.KeyAccount)), marker("2", string(contract.OutcomeDone)), "a marker on a CHECK"},
 	} {
 		if err := sendMarked(ctx, b, res, b.asSelf, c.req, c.attrs, c.what); err != nil {

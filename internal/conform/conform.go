@@ -22,9 +22,10 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
-	"github.com/linn-cloud/erasure-channel/internal/emulator"
+	"github.com/linn-cloud/erasure-channel/internal/emulator/sqssns"
 	"github.com/linn-cloud/erasure-channel/internal/lambdaemu"
 	"github.com/linn-cloud/erasure-channel/internal/local"
+	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
 )
 
 // Options say which handler to judge and how.
@@ -165,7 +166,7 @@ func newBench(ctx context.Context, o Options, rt lambdaemu.Runtime) (*bench, fun
 	if err != nil {
 		return nil, nil, err
 	}
-	emu, err := emulator.Start(ctx, emulator.Options{Root: o.Root, Region: o.region(), Cache: o.Clients.Cache})
+	emu, err := sqssns.Start(ctx, sqssns.Options{Root: o.Root, Region: o.region(), Cache: o.Clients.Cache})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,4 +240,4 @@ func (b *bench) throughGate(raw, resource string) string {
 }
 
 // ErrToolsMissing means the SNS/SQS emulator is not installed (make tools).
-var ErrToolsMissing = emulator.ErrToolsMissing
+var ErrToolsMissing = pinnednode.ErrToolsMissing

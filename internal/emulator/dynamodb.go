@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/linn-cloud/erasure-channel/internal/emulator/sqssns"
 )
 
 // DynamoDB is a running DynamoDB API emulator (npm dynalite, pinned in
@@ -14,7 +16,7 @@ import (
 type DynamoDB struct {
 	// Endpoint is the base URL DynamoDB clients point at.
 	Endpoint string
-	proc     *process
+	proc     *sqssns.Process
 }
 
 // StartDynamoDB launches the DynamoDB emulator on 127.0.0.1 at a free port.
@@ -23,7 +25,7 @@ func StartDynamoDB(ctx context.Context, root string) (*DynamoDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	proc, endpoint, err := startScript(ctx, node, root, "dynamodb.mjs", 30*time.Second)
+	proc, endpoint, err := sqssns.StartScript(ctx, node, root, "dynamodb.mjs", 30*time.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +33,7 @@ func StartDynamoDB(ctx context.Context, root string) (*DynamoDB, error) {
 }
 
 // Stop ends the emulator; its tables are gone.
-func (d *DynamoDB) Stop() { d.proc.stop() }
+func (d *DynamoDB) Stop() { d.proc.Stop() }
 
 // Client is a DynamoDB client of the emulator (it takes any credentials).
 func (d *DynamoDB) Client() *dynamodb.Client {

@@ -5,18 +5,12 @@
 package emulator
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/linn-cloud/erasure-channel/internal/emulator/sqssns"
 	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
 )
 
@@ -29,10 +23,8 @@ type Emulator struct {
 	// S3 is the S3 endpoint started with it (for the bitmap store).
 	S3 *S3
 
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	once  sync.Once
-	done  chan struct{}
+	sqs  *sqssns.Server
+	once sync.Once
 }
 
 // Options configure Start.
@@ -40,9 +32,6 @@ type Options struct {
 	// Root is the repository root holding tools/; default: found from the
 	// working directory upwards.
 	Root string
-	// Cache, when set, is where the emulator is installed outside the
-	// repository (no tools/ found): fauxqs from npm, run by the node on PATH.
-	Cache string
 	// Region defaults to eu-west-1.
 	Region string
 	// StartTimeout bounds the wait for the endpoint; default 30 s.
@@ -59,108 +48,18 @@ var (
 	PinnedNode = pinnednode.Find
 )
 
-// Start launches the emulator and waits for its endpoint.
+// Start launches the SNS/SQS emulator (sqssns) and the S3 beside it.
 func Start(ctx context.Context, opts Options) (*Emulator, error) {
-	node, modules, err := emulatorNode(opts)
+	s, err := sqssns.Start(ctx, sqssns.Options{Root: opts.Root, Region: opts.Region, StartTimeout: opts.StartTimeout})
 	if err != nil {
 		return nil, err
 	}
-	if opts.Region == "" {
-		opts.Region = "eu-west-1"
-	}
-	if opts.StartTimeout == 0 {
-		opts.StartTimeout = 30 * time.Second
-	}
-	cmd := exec.Command(node, "--input-type=module", "-e", sqsSNSScript)
-	cmd.Dir = modules
-	proc, endpoint, err := startProcess(ctx, cmd, "the SNS/SQS emulator", opts.StartTimeout, "EMULATOR_REGION="+opts.Region)
-	if err != nil {
-		return nil, err
-	}
-	e := &Emulator{Region: opts.Region, Endpoint: endpoint, cmd: proc.cmd, stdin: proc.stdin, done: proc.done}
-	if e.S3, err = StartS3(opts.Region); err != nil {
+	e := &Emulator{Region: s.Region, Endpoint: s.Endpoint, sqs: s}
+	if e.S3, err = StartS3(e.Region); err != nil {
 		e.Stop()
 		return nil, fmt.Errorf("emulator: S3: %w", err)
 	}
 	return e, nil
-}
-
-// process is a Node script of tools/ running as a subprocess.
-type process struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	done  chan struct{}
-	once  sync.Once
-}
-
-// stop closes stdin (a clean stop), then kills the process if it has not
-// exited within 5 s.
-func (p *process) stop() {
-	p.once.Do(func() {
-		_ = p.stdin.Close()
-		select {
-		case <-p.done:
-		case <-time.After(5 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-	})
-}
-
-// startScript runs tools/<script> under the pinned Node and waits for the one
-// JSON line {"endpoint": "http://127.0.0.1:port"} it prints when listening.
-func startScript(ctx context.Context, node, root, script string, timeout time.Duration, env ...string) (*process, string, error) {
-	cmd := exec.Command(node, filepath.Join(root, "tools", script))
-	cmd.Dir = filepath.Join(root, "tools")
-	return startProcess(ctx, cmd, script, timeout, env...)
-}
-
-// startProcess starts cmd and waits for the one JSON line
-// {"endpoint": "http://127.0.0.1:port"} it prints when listening.
-func startProcess(ctx context.Context, cmd *exec.Cmd, script string, timeout time.Duration, env ...string) (*process, string, error) {
-	cmd.Env = append(os.Environ(), env...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, "", err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, "", err
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
-	if err := cmd.Start(); err != nil {
-		return nil, "", fmt.Errorf("emulator: start %s: %w", script, err)
-	}
-	p := &process{cmd: cmd, stdin: stdin, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.done) }()
-
-	line := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			line <- sc.Text()
-		}
-		close(line)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case l, ok := <-line:
-		var msg struct{ Endpoint string }
-		if !ok || json.Unmarshal([]byte(l), &msg) != nil || !strings.HasPrefix(msg.Endpoint, "http://127.0.0.1:") {
-			p.stop()
-			return nil, "", fmt.Errorf("emulator: %s did not report an endpoint: %s", script, stderr.String())
-		}
-		return p, msg.Endpoint, nil
-	case <-timer.C:
-		p.stop()
-		return nil, "", fmt.Errorf("emulator: %s reported no endpoint within the start timeout", script)
-	case <-ctx.Done():
-		p.stop()
-		return nil, "", ctx.Err()
-	}
 }
 
 // Stop ends the emulator: it closes stdin (a clean stop), then kills it if it
@@ -170,24 +69,6 @@ func (e *Emulator) Stop() {
 		if e.S3 != nil {
 			e.S3.Stop()
 		}
-		(&process{cmd: e.cmd, stdin: e.stdin, done: e.done}).stop()
+		e.sqs.Stop()
 	})
-}
-
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n <= 0 {
-		return len(p), nil
-	}
-	q := p
-	if len(q) > l.n {
-		q = q[:l.n]
-	}
-	l.n -= len(q)
-	_, _ = l.w.Write(q)
-	return len(p), nil
 }

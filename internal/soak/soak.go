@@ -33,6 +33,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 	"github.com/linn-cloud/erasure-channel/internal/emulator"
 	"github.com/linn-cloud/erasure-channel/internal/local"
+	"github.com/linn-cloud/erasure-channel/internal/localledger"
 )
 
 // Config is one soak run.
@@ -255,7 +256,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 	}
 	// The account service's ledger: every request recorded before it is
 	// published, every authenticated answer recorded before it is counted.
-	book, err := local.StartLedger(ctx, c, nil)
+	book, err := localledger.StartLedger(ctx, c, nil)
 	if err != nil {
 		return Ledger{}, err
 	}
@@ -404,7 +405,7 @@ func completes(o string) bool {
 // checkLedger reports completion from the ledger and checks it against the
 // answers the reader counted: a request is complete in the ledger exactly
 // when every store answered its latest broadcast with a completing outcome.
-func checkLedger(ctx context.Context, led *Ledger, book *local.Ledger, col *publisher.Collector, names []string, exps []expectation) error {
+func checkLedger(ctx context.Context, led *Ledger, book *localledger.Ledger, col *publisher.Collector, names []string, exps []expectation) error {
 	latest := map[string]contract.Request{}
 	for _, e := range exps {
 		if cur, ok := latest[e.req.RequestID]; !ok || e.req.SendNo > cur.SendNo {
@@ -536,7 +537,7 @@ func check(ctx context.Context, led *Ledger, cfg Config, c contract.Constants, c
 }
 
 // publishOne records a request in the ledger and publishes it.
-func publishOne(ctx context.Context, book *local.Ledger, pub *publisher.Publisher, roster []string, mix *rand.Rand, i int) (contract.Request, error) {
+func publishOne(ctx context.Context, book *localledger.Ledger, pub *publisher.Publisher, roster []string, mix *rand.Rand, i int) (contract.Request, error) {
 	acct := fmt.Sprintf("acct-soak-%d", i)
 	addr := fmt.Sprintf("user%d@soak.example", i)
 	var req contract.Request

@@ -48,7 +48,18 @@ BINARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", _NAME)
 
 
 def main():
+    """erasure-check."""
+    _launch("erasure-check")
+
+
+def conform():
+    """erasure-conform: the same program, started under that name."""
+    _launch("erasure-conform")
+
+
+def _launch(command):
     args = sys.argv[1:]
+    os.environ["ERASURE_COMMAND"] = command  # where argv[0] cannot carry it (Windows)
     if not os.path.isfile(BINARY):
         _fail("the native binary is missing (%s); reinstall erasure-channel-check "
               "for this platform" % BINARY)
@@ -61,7 +72,7 @@ def main():
             pass
     if os.access(BINARY, os.X_OK):
         try:
-            os.execv(BINARY, [BINARY] + args)
+            os.execv(BINARY, [command] + args)
         except OSError as e:
             _fail("cannot run %s: %s" % (BINARY, e))
     # A read-only install without the x bit: run a private copy, then remove it.
@@ -140,7 +151,7 @@ def build(natives, version, outdir, platform):
             "Wheel-Version: 1.0\nGenerator: erasure-channel check_wheels.py\n"
             f"Root-Is-Purelib: false\n{tags}").encode()),
         (f"{info}/entry_points.txt",
-         f"[console_scripts]\nerasure-check = {PKG}:main\n".encode()),
+         f"[console_scripts]\nerasure-check = {PKG}:main\nerasure-conform = {PKG}:conform\n".encode()),
     ]
     files = pkg + sorted(meta)
     record = "".join(record_line(n, d) for n, d in files) + f"{info}/RECORD,,\n"

@@ -131,6 +131,22 @@ export function runCheck(args: string[], inherit = false): CheckRun {
   return { exitCode, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), startMillis, engine: 'wasm' };
 }
 
+/**
+ * The erasure-conform command: the handler conformance command of the same Go
+ * program, from the native build for this platform (it starts processes and
+ * listens on ports, which the WebAssembly build cannot).
+ */
+export function conformMain(argv: string[]): void {
+  if (native === null) native = nativeCommand();
+  if (native === undefined) {
+    process.stderr.write(`erasure-conform: needs the native build @linn-cloud/erasure-check-${process.platform}-${process.arch}, which npm installs with erasure-channel-constructs on the platforms it is built for\n`);
+    process.exitCode = 3;
+    return;
+  }
+  const run = spawnSync(native, argv, { stdio: 'inherit', argv0: 'erasure-conform', env: { ...process.env, ERASURE_COMMAND: 'erasure-conform' }, windowsHide: true });
+  process.exitCode = run.status ?? 3;
+}
+
 /** The erasure-check command: runs the check on argv and exits with its code. */
 export function main(argv: string[]): void {
   process.exitCode = runCheck(argv, true).exitCode;

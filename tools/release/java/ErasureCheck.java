@@ -31,6 +31,14 @@ public final class ErasureCheck {
     private ErasureCheck() {}
 
     public static void main(String[] args) {
+        run("erasure-check", args);
+    }
+
+    /**
+     * Runs the binary as command: erasure-check, or erasure-conform (the same
+     * program, told by ERASURE_COMMAND, since a Java process cannot set argv[0]).
+     */
+    static void run(String commandName, String[] args) {
         Path binary;
         try {
             binary = binary();
@@ -42,7 +50,9 @@ public final class ErasureCheck {
         command.add(binary.toString());
         command.addAll(Arrays.asList(args));
         try {
-            Process p = new ProcessBuilder(command).inheritIO().start();
+            ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+            pb.environment().put("ERASURE_COMMAND", commandName);
+            Process p = pb.start();
             System.exit(p.waitFor());
         } catch (IOException e) {
             fail("cannot run " + binary + ": " + e.getMessage());
@@ -133,5 +143,18 @@ public final class ErasureCheck {
     private static void fail(String msg) {
         System.err.println("erasure-check: " + msg);
         System.exit(2);
+    }
+}
+
+/**
+ * erasure-conform, the handler conformance command, from the same jar:
+ * {@code java -cp erasure-channel-check-VERSION-CLASSIFIER.jar
+ * com.linncloud.erasurechannel.check.ErasureConform --runtime … --handler … DIR}.
+ */
+final class ErasureConform {
+    private ErasureConform() {}
+
+    public static void main(String[] args) {
+        ErasureCheck.run("erasure-conform", args);
     }
 }

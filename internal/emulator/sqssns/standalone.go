@@ -1,4 +1,4 @@
-package emulator
+package sqssns
 
 import (
 	_ "embed"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
 )
 
 // sqsSNSScript starts fauxqs; it runs in a folder whose node_modules holds it.
@@ -28,7 +30,7 @@ const minNodeMajor = 22
 // repository when opts.Cache is set, the node on PATH and fauxqs installed
 // once into the cache from npm.
 func emulatorNode(opts Options) (node, modules string, err error) {
-	root, node, err := PinnedNode(opts.Root)
+	root, node, err := pinnednode.Find(opts.Root)
 	if err == nil {
 		return node, filepath.Join(root, "tools"), nil
 	}

@@ -1,4 +1,6 @@
-package local
+// Package localledger is the account service's ledger beside the local
+// channel, on the DynamoDB API emulator (erasurectl local, its tests).
+package localledger
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package emulator
+package sqssns
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 // TestFauxqsPinIsTools holds the standalone emulator's fauxqs to the one
 // tools/ pins, so erasure-conform outside the repository runs the same.
 func TestFauxqsPinIsTools(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "tools", "package.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "tools", "package.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
