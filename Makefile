@@ -61,6 +61,7 @@ TSPKG_SRC := $(shell git ls-files constructs/erasure/plan constructs/erasure/han
 # The release artifacts (docs/release.md): jsii-pacmak's layout under dist/, every target this machine builds,
 # and the check's native build for each platform as its own package.
 DIST      := $(CURDIR)/dist
+KITS      := $(CURDIR)/contract/handlerkit
 DIST_NPM  := $(DIST)/js/erasure-channel-constructs@$(TSPKG_VERSION).jsii.tgz
 NATIVE_PLATFORM := $(shell node -p 'process.platform + "-" + process.arch' 2>/dev/null || echo linux-x64)
 DIST_NPM_NATIVE := $(DIST)/js/linn-cloud-erasure-check-$(NATIVE_PLATFORM)-$(TSPKG_VERSION).tgz
@@ -91,6 +92,12 @@ $(DIST)/.built: $(TOOLS)/node_modules/.installed $(TSPKG)/node_modules/.installe
 	python3 tools/release/check_wheels.py $(TSPKG)/native $(TSPKG_VERSION) $(DIST)/python
 	python3 tools/release/java_artifacts.py $(DIST)/java $(TSPKG_VERSION)
 	python3 tools/release/check_jars.py $(TSPKG)/native $(TSPKG_VERSION) $(DIST)/java
+	# The handler kits, released beside the constructs at their version (TestKitsAreReleasedWithTheConstructs).
+	cd $(KITS)/typescript && PATH=$(dir $(NODE)):$$PATH npm ci --no-audit --no-fund --loglevel=error && \
+	  PATH=$(dir $(NODE)):$$PATH npm pack --silent --pack-destination $(DIST)/js
+	python3 -m pip wheel -q --disable-pip-version-check --no-deps -w $(DIST)/python $(KITS)/python
+	cd $(KITS)/java && mvn -q -B -DskipTests package
+	python3 tools/release/kit_maven.py $(KITS)/java $(TSPKG_VERSION) $(DIST)/java
 	touch $@
 
 ## api-compat: jsii-diff of the package against its last release's assembly (constructs/typescript/api/): a breaking
@@ -144,7 +151,6 @@ gotest:
 
 ## kits: each handler kit's own tests (parity over every shared fixture, the handler's cases with a fake
 ## SQS); erasurectl conform judges their example stores in the Go tests (TestConformKitsAndTheirDefects).
-KITS := $(CURDIR)/contract/handlerkit
 kits: tools
 	cd $(KITS)/python && python3 -m unittest discover -s tests
 	cd $(KITS)/typescript && PATH=$(dir $(NODE)):$$PATH npm ci --no-audit --no-fund --loglevel=error && PATH=$(dir $(NODE)):$$PATH npm test

@@ -289,3 +289,42 @@ func TestArtifactsCarryOnePlatformBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestKitsAreReleasedWithTheConstructs holds each handler kit's version to
+// the constructs' and finds each kit's artifact in dist beside theirs: the
+// npm tarball, the wheel and the Maven jar with its POM.
+func TestKitsAreReleasedWithTheConstructs(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	jsonVersion := regexp.MustCompile(`(?m)^  "version": "([^"]+)"`)
+	want := jsonVersion.FindStringSubmatch(read("constructs/typescript/package.json"))[1]
+	for kit, got := range map[string]string{
+		"typescript": jsonVersion.FindStringSubmatch(read("contract/handlerkit/typescript/package.json"))[1],
+		"python":     regexp.MustCompile(`__version__ = "([^"]+)"`).FindStringSubmatch(read("contract/handlerkit/python/erasure_channel_handler/_version.py"))[1],
+		"java":       regexp.MustCompile(`<artifactId>erasure-handler-kit</artifactId>\s*<version>([^<]+)</version>`).FindStringSubmatch(read("contract/handlerkit/java/pom.xml"))[1],
+	} {
+		if got != want {
+			t.Errorf("the %s kit is version %s, the constructs %s", kit, got, want)
+		}
+	}
+	d := dist(t, root)
+	for _, p := range []string{
+		filepath.Join(d, "js", "linn-cloud-erasure-handler-kit-"+want+".tgz"),
+		filepath.Join(d, "python", "erasure_channel_handler-"+want+"-py3-none-any.whl"),
+		filepath.Join(d, "java", "com", "linn-cloud", "erasure-handler-kit", want, "erasure-handler-kit-"+want+".jar"),
+		filepath.Join(d, "java", "com", "linn-cloud", "erasure-handler-kit", want, "erasure-handler-kit-"+want+".pom"),
+	} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("no kit artifact %s", strings.TrimPrefix(p, d+"/"))
+		}
+	}
+}

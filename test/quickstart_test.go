@@ -79,10 +79,12 @@ var quickstartArtifacts = map[string]func(t *testing.T, d, dir string){
 	"typescript.md": func(t *testing.T, d, dir string) {
 		stage(t, one(t, filepath.Join(d, "js", "*.jsii.tgz")), dir)
 		stage(t, one(t, filepath.Join(d, "js", "linn-cloud-erasure-check-linux-x64-*.tgz")), dir)
+		stage(t, one(t, filepath.Join(d, "js", "linn-cloud-erasure-handler-kit-*.tgz")), dir)
 	},
 	"python.md": func(t *testing.T, d, dir string) {
 		stage(t, one(t, filepath.Join(d, "python", "erasure_channel_constructs-*.whl")), dir)
 		stage(t, one(t, filepath.Join(d, "python", "erasure_channel_check-*-manylinux2014_x86_64*.whl")), dir)
+		stage(t, one(t, filepath.Join(d, "python", "erasure_channel_handler-*.whl")), dir)
 	},
 	"java.md": func(t *testing.T, d, dir string) {
 		stageTree(t, filepath.Join(d, "java"), filepath.Join(dir, "release", "maven"))

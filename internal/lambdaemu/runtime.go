@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -140,7 +139,9 @@ func (c Clients) command(rt Runtime, handler, dir string) (cmd []string, env []s
 	return []string{boot}, nil, nil
 }
 
-// binary finds the interpreter and checks it is the runtime's version.
+// binary finds the interpreter (given, or name on PATH) and checks that it
+// runs. Its version may differ from the runtime's (Node 24 for nodejs22.x):
+// the protocol a handler must keep does not depend on it.
 func (c Clients) binary(given, name string, rt Runtime, version func(string) (string, error)) (string, error) {
 	path := given
 	if path == "" {
@@ -149,12 +150,8 @@ func (c Clients) binary(given, name string, rt Runtime, version func(string) (st
 			return "", &RuntimeError{Runtime: rt.ID, Reason: name + " is not on PATH"}
 		}
 	}
-	got, err := version(path)
-	if err != nil {
-		return "", &RuntimeError{Runtime: rt.ID, Reason: "cannot tell the version of " + path}
-	}
-	if got != rt.Version && rt.Family != Python {
-		return "", &RuntimeError{Runtime: rt.ID, Reason: fmt.Sprintf("%s is version %s, not %s", path, got, rt.Version)}
+	if _, err := version(path); err != nil {
+		return "", &RuntimeError{Runtime: rt.ID, Reason: "cannot run " + path}
 	}
 	return path, nil
 }
@@ -181,26 +178,35 @@ func javaMajor(java string) (string, error) {
 	return string(m[1]), nil
 }
 
-// installed runs install into dir once: a finished install leaves a stamp.
-func installed(dir, stamp string, install func(tmp string) error) (string, error) {
-	if _, err := os.Stat(filepath.Join(dir, stamp)); err == nil {
+// InstallOnce runs install into dir once: a finished install leaves a stamp.
+// Several processes may race to install one folder (parallel CI jobs): each
+// installs into its own temporary folder and renames it into place, and a
+// loser of the rename uses the winner's.
+func InstallOnce(dir, stamp string, install func(tmp string) error) (string, error) {
+	done := func() bool { _, err := os.Stat(filepath.Join(dir, stamp)); return err == nil }
+	if done() {
 		return dir, nil
 	}
-	tmp := dir + ".tmp" + strconv.Itoa(os.Getpid())
-	_ = os.RemoveAll(tmp)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return "", err
 	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".tmp")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
 	if err := install(tmp); err != nil {
-		_ = os.RemoveAll(tmp)
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, stamp), nil, 0o644); err != nil {
 		return "", err
 	}
-	_ = os.RemoveAll(dir)
-	if err := os.Rename(tmp, dir); err != nil {
-		return "", err
+	if err := os.Rename(tmp, dir); err != nil && !done() {
+		// An unfinished folder from an interrupted run: replace it.
+		_ = os.RemoveAll(dir)
+		if err := os.Rename(tmp, dir); err != nil && !done() {
+			return "", err
+		}
 	}
 	return dir, nil
 }
@@ -221,7 +227,7 @@ func run(dir string, name string, args ...string) error {
 // nodeModules installs aws-lambda-ric and the SQS client of the SDK v3, as
 // Lambda's nodejs runtimes carry them, and returns their node_modules.
 func (c Clients) nodeModules(node string) (string, error) {
-	dir, err := installed(filepath.Join(c.Cache, "nodejs-"+NodeRICVersion), ".installed", func(tmp string) error {
+	dir, err := InstallOnce(filepath.Join(c.Cache, "nodejs-"+NodeRICVersion), ".installed", func(tmp string) error {
 		npm := filepath.Join(filepath.Dir(node), "npm")
 		if _, err := os.Stat(npm); err != nil {
 			npm = "npm"
@@ -238,7 +244,7 @@ func (c Clients) nodeModules(node string) (string, error) {
 // pythonSite installs awslambdaric and boto3, as Lambda's python runtimes
 // carry them.
 func (c Clients) pythonSite(py string) (string, error) {
-	return installed(filepath.Join(c.Cache, "python-"+PythonRICVersion), ".installed", func(tmp string) error {
+	return InstallOnce(filepath.Join(c.Cache, "python-"+PythonRICVersion), ".installed", func(tmp string) error {
 		return run(tmp, py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", tmp,
 			"awslambdaric=="+PythonRICVersion, "boto3=="+PythonSDKVersion)
 	})
@@ -247,7 +253,7 @@ func (c Clients) pythonSite(py string) (string, error) {
 // javaClients copies the Java runtime interface client and its dependencies
 // from Maven Central.
 func (c Clients) javaClients() (string, error) {
-	return installed(filepath.Join(c.Cache, "java-"+JavaRICVersion), ".installed", func(tmp string) error {
+	return InstallOnce(filepath.Join(c.Cache, "java-"+JavaRICVersion), ".installed", func(tmp string) error {
 		pom := `<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
 <groupId>local</groupId><artifactId>ric</artifactId><version>1</version><packaging>pom</packaging>
 <dependencies><dependency><groupId>com.amazonaws</groupId><artifactId>aws-lambda-java-runtime-interface-client</artifactId><version>` + JavaRICVersion + `</version></dependency></dependencies></project>`

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/internal/lambdaemu"
 	"github.com/linn-cloud/erasure-channel/stacks/pinnednode"
 )
 
@@ -44,24 +45,20 @@ func emulatorNode(opts Options) (node, modules string, err error) {
 	if major, _ := strconv.Atoi(strings.TrimSpace(string(out))); err != nil || major < minNodeMajor {
 		return "", "", fmt.Errorf("emulator: the SNS/SQS emulator needs Node %d or later; the node on PATH is older", minNodeMajor)
 	}
-	dir := filepath.Join(opts.Cache, "fauxqs-"+FauxqsVersion)
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "fauxqs", "package.json")); err == nil {
-		return node, dir, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"private":true}`), 0o644); err != nil {
-		return "", "", err
-	}
-	npm := filepath.Join(filepath.Dir(node), "npm")
-	if _, err := os.Stat(npm); err != nil {
-		npm = "npm"
-	}
-	cmd := exec.Command(npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "fauxqs@"+FauxqsVersion)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", "", fmt.Errorf("emulator: npm install fauxqs@%s: %w\n%s", FauxqsVersion, err, out)
-	}
-	return node, dir, nil
+	dir, err := lambdaemu.InstallOnce(filepath.Join(opts.Cache, "fauxqs-"+FauxqsVersion), ".installed", func(tmp string) error {
+		if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"private":true}`), 0o644); err != nil {
+			return err
+		}
+		npm := filepath.Join(filepath.Dir(node), "npm")
+		if _, err := os.Stat(npm); err != nil {
+			npm = "npm"
+		}
+		cmd := exec.Command(npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "fauxqs@"+FauxqsVersion)
+		cmd.Dir = tmp
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("emulator: npm install fauxqs@%s: %w\n%s", FauxqsVersion, err, out)
+		}
+		return nil
+	})
+	return node, dir, err
 }
