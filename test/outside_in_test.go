@@ -71,8 +71,10 @@ func forgetMavenRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(filepath.Join(home, ".m2", "repository", "com", "linn-cloud", "erasure-channel-constructs")); err != nil {
-		t.Fatal(err)
+	for _, artifact := range []string{"erasure-channel-constructs", "erasure-handler-kit"} {
+		if err := os.RemoveAll(filepath.Join(home, ".m2", "repository", "com", "linn-cloud", artifact)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -1,6 +1,6 @@
 """Finishes the jsii wheel and sdist that jsii-pacmak built.
 
-1. Leaves their own `erasure-check` script out. jsii-pacmak gives every `bin` of package.json to the Python distribution as a
+1. Leaves their own `erasure-check` and `erasure-conform` scripts out. jsii-pacmak gives every `bin` of package.json to the Python distribution as a
 script that starts the jsii kernel, unpacks the package's tarball and runs
 the npm command in it: seconds a run. The check's command for Python teams is
 the platform wheel's (`erasure-channel-check`, tools/release/check_wheels.py),
@@ -25,7 +25,7 @@ import zipfile
 
 from check_wheels import record_line
 
-SCRIPT = "erasure-check"
+SCRIPTS = ("erasure-check", "erasure-conform")  # the platform wheel owns both commands
 HOOK = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "refusal_hook.py"), "rb").read()
 HOOK_MODULE = "_refusal_hook.py"
 IMPORT = b"\n\nfrom . import _refusal_hook as _refusal_hook  # the channel's refusals as a short block (not jsii's)\n"
@@ -43,9 +43,9 @@ def with_hook(name: str, data: bytes) -> bytes:
 def rewrite_wheel(path: str) -> None:
     with zipfile.ZipFile(path) as src:
         entries = [(i, src.read(i.filename)) for i in src.infolist()]
-    dropped = [i.filename for i, _ in entries if i.filename.endswith(".data/scripts/" + SCRIPT)]
-    if len(dropped) != 1:
-        raise SystemExit(f"{path}: expected one scripts/{SCRIPT}, found {dropped}")
+    dropped = [i.filename for i, _ in entries if i.filename.endswith(tuple(".data/scripts/" + s for s in SCRIPTS))]
+    if len(dropped) != len(SCRIPTS):
+        raise SystemExit(f"{path}: expected scripts/{SCRIPTS}, found {dropped}")
     kept = [(i, with_hook(i.filename, b)) for i, b in entries if i.filename not in dropped]
     init = next(i for i, _ in kept if i.filename == "erasure_channel_constructs/__init__.py")
     hook_info = zipfile.ZipInfo("erasure_channel_constructs/" + HOOK_MODULE, date_time=init.date_time)
@@ -73,7 +73,7 @@ def rewrite_sdist(path: str) -> None:
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz", format=tarfile.PAX_FORMAT) as dst:
         for m, data in members:
-            if m.name.endswith("/_jsii/bin/" + SCRIPT) or m.name.endswith("/_jsii/bin"):
+            if m.name.endswith(tuple("/_jsii/bin/" + s for s in SCRIPTS)) or m.name.endswith("/_jsii/bin"):
                 continue
             if m.name.endswith("/setup.py") and m.name.count("/") == 1:
                 text = data.decode()
@@ -91,7 +91,8 @@ def rewrite_sdist(path: str) -> None:
                 dst.addfile(hook, io.BytesIO(HOOK))
                 continue
             if m.name.endswith("/SOURCES.txt"):
-                data = b"".join(l for l in data.splitlines(keepends=True) if not l.rstrip().endswith(("/_jsii/bin/" + SCRIPT).encode()))
+                data = b"".join(l for l in data.splitlines(keepends=True)
+                                if not l.rstrip().endswith(tuple(("/_jsii/bin/" + s).encode() for s in SCRIPTS)))
                 m.size = len(data)
             dst.addfile(m, io.BytesIO(data) if data is not None else None)
     with open(path, "wb") as f:
