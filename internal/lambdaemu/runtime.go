@@ -1,8 +1,10 @@
 package lambdaemu
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,7 +110,8 @@ func (c Clients) command(rt Runtime, handler, dir string) (cmd []string, env []s
 		if err != nil {
 			return nil, nil, err
 		}
-		return []string{node, filepath.Join(mods, "aws-lambda-ric", "index.mjs"), handler}, []string{"NODE_PATH=" + mods}, nil
+		return []string{node, "--import", sdkResolver(filepath.Dir(mods)), filepath.Join(mods, "aws-lambda-ric", "index.mjs"), handler},
+			[]string{"NODE_PATH=" + mods}, nil
 	case Python:
 		py, err := c.binary(c.Python, "python3", rt, pythonMinor)
 		if err != nil {
@@ -128,7 +131,8 @@ func (c Clients) command(rt Runtime, handler, dir string) (cmd []string, env []s
 		if err != nil {
 			return nil, nil, err
 		}
-		cp := strings.Join([]string{filepath.Join(dir, "lib", "*"), dir, filepath.Join(jars, "*")}, string(os.PathListSeparator))
+		// Lambda's Java runtime reads a folder's classes and lib/*.jar; a team may also hand over its (fat) jar.
+		cp := strings.Join([]string{dir, filepath.Join(dir, "lib", "*"), filepath.Join(dir, "*"), filepath.Join(jars, "*")}, string(os.PathListSeparator))
 		return []string{java, "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-cp", cp,
 			"com.amazonaws.services.lambda.runtime.api.client.AWSLambda", handler}, nil, nil
 	}
@@ -137,6 +141,22 @@ func (c Clients) command(rt Runtime, handler, dir string) (cmd []string, env []s
 		return nil, nil, &RuntimeError{Runtime: rt.ID, Reason: "the folder has no executable bootstrap, which a provided runtime runs"}
 	}
 	return []string{boot}, nil, nil
+}
+
+// sdkResolver is a module for node --import that lets an ES module handler
+// import the SDK the runtime carries, as Lambda's Node.js runtimes let it:
+// NODE_PATH serves require, and this resolve hook serves import, trying a
+// bare specifier the handler's folder cannot resolve again from dir (the
+// cache folder holding node_modules).
+func sdkResolver(dir string) string {
+	base, _ := json.Marshal((&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, "lambdaemu-resolver.mjs"))}).String())
+	hooks := `export async function resolve(s, c, next) {
+  try { return await next(s, c); } catch (e) {
+    if (e?.code !== "ERR_MODULE_NOT_FOUND" || /^([./]|[a-z]+:)/.test(s)) throw e;
+    return next(s, { ...c, parentURL: ` + string(base) + ` });
+  }
+}`
+	return "data:text/javascript," + url.PathEscape(`import { register } from "node:module"; register("data:text/javascript,`+url.PathEscape(hooks)+`");`)
 }
 
 // binary finds the interpreter (given, or name on PATH) and checks that it
