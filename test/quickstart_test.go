@@ -94,6 +94,7 @@ var quickstartArtifacts = map[string]func(t *testing.T, d, dir string){
 		stageTree(t, filepath.Join(d, "go", "erasurechannelconstructs"), filepath.Join(dir, "release", "erasurechannelconstructs"))
 		stage(t, one(t, filepath.Join(d, "js", "*.jsii.tgz")), dir)
 		stage(t, one(t, filepath.Join(d, "js", "linn-cloud-erasure-check-linux-x64-*.tgz")), dir)
+		stage(t, one(t, filepath.Join(d, "js", "linn-cloud-erasure-handler-kit-*.tgz")), dir)
 	},
 }
 
