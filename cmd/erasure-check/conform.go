@@ -4,13 +4,8 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 
-	"github.com/alecthomas/kong"
-
-	"github.com/linn-cloud/erasure-channel/cmd/internal/checkcli"
 	"github.com/linn-cloud/erasure-channel/cmd/internal/conformcli"
 )
 
@@ -27,35 +22,6 @@ not start.`
 // started under that name (the artifacts' launchers do).
 func runConform(args []string, stdout, stderr io.Writer) int {
 	var c struct{ conformcli.Cmd }
-	exited := false
-	parser, err := kong.New(&c,
-		kong.Name("erasure-conform"),
-		kong.Description(conformDescription),
-		kong.UsageOnError(),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(int) { exited = true }),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
-	)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return checkcli.ExitUsage
-	}
-	if _, err := parser.Parse(args); exited {
-		return checkcli.ExitOK
-	} else if err != nil {
-		fmt.Fprintln(stderr, "erasure-conform:", err)
-		return checkcli.ExitUsage
-	}
-	if err := c.Cmd.Run(context.Background(), stdout); err != nil {
-		var ee *checkcli.ExitError
-		if errors.As(err, &ee) {
-			if ee.Msg != "" {
-				fmt.Fprintln(stderr, "erasure-conform:", ee.Msg)
-			}
-			return ee.Code
-		}
-		fmt.Fprintln(stderr, "erasure-conform:", err)
-		return checkcli.ExitEnvironment
-	}
-	return checkcli.ExitOK
+	return runCommand("erasure-conform", conformDescription, &c, args, stdout, stderr,
+		func() error { return c.Cmd.Run(context.Background(), stdout) })
 }

@@ -57,10 +57,17 @@ func isConform(argv0, command string) bool {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	var c cli
+	return runCommand("erasure-check", description, &c, args, stdout, stderr, func() error { return c.Cmd.Run(stdout, c.JSON) })
+}
+
+// runCommand parses args into cli (a kong grammar) and runs it, printing a
+// failure as "name: message" and returning checkcli's exit code: the one
+// shape of erasure-check and erasure-conform.
+func runCommand(name, desc string, cli any, args []string, stdout, stderr io.Writer, runIt func() error) int {
 	exited := false
-	parser, err := kong.New(&c,
-		kong.Name("erasure-check"),
-		kong.Description(description),
+	parser, err := kong.New(cli,
+		kong.Name(name),
+		kong.Description(desc),
 		kong.UsageOnError(),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(int) { exited = true }),
@@ -73,18 +80,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if _, err := parser.Parse(args); exited {
 		return checkcli.ExitOK // --help
 	} else if err != nil {
-		fmt.Fprintln(stderr, "erasure-check:", err)
+		fmt.Fprintln(stderr, name+":", err)
 		return checkcli.ExitUsage
 	}
-	if err := c.Cmd.Run(stdout, c.JSON); err != nil {
+	if err := runIt(); err != nil {
 		var ee *checkcli.ExitError
 		if errors.As(err, &ee) {
 			if ee.Msg != "" {
-				fmt.Fprintln(stderr, "erasure-check:", ee.Msg)
+				fmt.Fprintln(stderr, name+":", ee.Msg)
 			}
 			return ee.Code
 		}
-		fmt.Fprintln(stderr, "erasure-check:", err)
+		fmt.Fprintln(stderr, name+":", err)
 		return checkcli.ExitEnvironment
 	}
 	return checkcli.ExitOK

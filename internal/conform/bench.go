@@ -129,16 +129,19 @@ func (b *bench) rememberRequest(req contract.Request, body []byte) {
 	b.remember("account id", req.AccountID)
 }
 
-// publishRequest publishes req on the topic as the account service does,
-// with attrs as SNS message attributes (none in a real request).
-func (b *bench) publishRequest(ctx context.Context, req contract.Request, attrs map[string]snstypes.MessageAttributeValue) error {
+// publishAndDeliver publishes req on the topic as the account service does,
+// with attrs as SNS message attributes (none in a real request), and
+// delivers it to the handler as the store's queue receives it.
+func (b *bench) publishAndDeliver(ctx context.Context, req contract.Request, attrs map[string]snstypes.MessageAttributeValue) (*delivery, error) {
 	body, err := contract.EncodeRequest(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b.rememberRequest(req, body)
-	_, err = b.publish.SNS.Publish(ctx, &sns.PublishInput{TopicArn: aws.String(b.ch.TopicARN), Message: aws.String(string(body)), MessageAttributes: attrs})
-	return err
+	if _, err = b.publish.SNS.Publish(ctx, &sns.PublishInput{TopicArn: aws.String(b.ch.TopicARN), Message: aws.String(string(body)), MessageAttributes: attrs}); err != nil {
+		return nil, err
+	}
+	return b.deliverOne(ctx)
 }
 
 // sendRaw sends body to the store's queue as clients' principal.

@@ -107,10 +107,7 @@ func (b *bench) deliverOne(ctx context.Context) (*delivery, error) {
 func onePair(ctx context.Context, b *bench, res *CaseResult, p contract.CapabilityPair, req contract.Request, d *delivery) (string, error) {
 	var err error
 	if d == nil {
-		if err = b.publishRequest(ctx, req, nil); err != nil {
-			return "", err
-		}
-		if d, err = b.deliverOne(ctx); err != nil {
+		if d, err = b.publishAndDeliver(ctx, req, nil); err != nil {
 			return "", err
 		}
 	}
@@ -278,10 +275,7 @@ func codeOf(err error) string {
 func expired(ctx context.Context, b *bench, res *CaseResult, t contract.MessageType) error {
 	req := b.restamped(pairOf(t, contract.KeyAccount))
 	req.ExpiresAt = time.Now().Add(-time.Second).UTC().Truncate(time.Millisecond)
-	if err := b.publishRequest(ctx, req, nil); err != nil {
-		return err
-	}
-	d, err := b.deliverOne(ctx)
+	d, err := b.publishAndDeliver(ctx, req, nil)
 	if err != nil {
 		return err
 	}

@@ -39,16 +39,16 @@ func sendMarked(ctx context.Context, b *bench, res *CaseResult, cl local.Clients
 	if err := b.sendRaw(ctx, cl, string(body), attrs); err != nil {
 		return err
 	}
-	return wantRefused(ctx, b, res, what)
-}
-
-// wantRefused delivers the next message and wants it reported failed, with
-// nothing answered or re-sent.
-func wantRefused(ctx context.Context, b *bench, res *CaseResult, what string) error {
 	d, err := b.deliverOne(ctx)
 	if err != nil {
 		return err
 	}
+	return wantRefused(ctx, b, res, d, what)
+}
+
+// wantRefused wants the delivered record reported failed, with nothing
+// answered or re-sent.
+func wantRefused(ctx context.Context, b *bench, res *CaseResult, d *delivery, what string) error {
 	if d.result.InitError || d.result.TimedOut {
 		res.fail("the handler failed its init or timed out on %s", what)
 	} else if !d.failedWhole() && !d.recordFailed(0) {
@@ -72,10 +72,11 @@ func forgedThroughSNS(ctx context.Context, b *bench, res *CaseResult) error {
 		contract.AttrPass:           {DataType: aws.String("Number"), StringValue: aws.String("2")},
 		contract.AttrPassOneOutcome: {DataType: aws.String("String"), StringValue: aws.String(string(contract.OutcomeDone))},
 	}
-	if err := b.publishRequest(ctx, req, attrs); err != nil {
+	d, err := b.publishAndDeliver(ctx, req, attrs)
+	if err != nil {
 		return err
 	}
-	return wantRefused(ctx, b, res, "a pass-two marker published through SNS")
+	return wantRefused(ctx, b, res, d, "a pass-two marker published through SNS")
 }
 
 // badMarkersFromSelf sends markers from the handler's own principal whose
@@ -136,10 +137,7 @@ func answerSendFails(ctx context.Context, b *bench, res *CaseResult) error {
 	b.refuse.set("response-queue")
 	defer b.refuse.set("")
 	req := b.restamped(pairOf(contract.TypeCheck, contract.KeyAccount))
-	if err := b.publishRequest(ctx, req, nil); err != nil {
-		return err
-	}
-	d, err := b.deliverOne(ctx)
+	d, err := b.publishAndDeliver(ctx, req, nil)
 	if err != nil {
 		return err
 	}
@@ -158,10 +156,7 @@ func passTwoEnqueueFails(ctx context.Context, b *bench, res *CaseResult) error {
 	b.refuse.set("queue/" + b.opts.subscriber())
 	defer b.refuse.set("")
 	req := b.restamped(pairOf(contract.TypeErase, contract.KeyAccount))
-	if err := b.publishRequest(ctx, req, nil); err != nil {
-		return err
-	}
-	d, err := b.deliverOne(ctx)
+	d, err := b.publishAndDeliver(ctx, req, nil)
 	if err != nil {
 		return err
 	}
@@ -195,10 +190,7 @@ func badEnvironment(ctx context.Context, b *bench, res *CaseResult, variable, va
 	b.fn.SetEnv(env)
 	defer b.fn.SetEnv(b.env)
 	req := b.restamped(pairOf(contract.TypeCheck, contract.KeyAccount))
-	if err := b.publishRequest(ctx, req, nil); err != nil {
-		return err
-	}
-	d, err := b.deliverOne(ctx)
+	d, err := b.publishAndDeliver(ctx, req, nil)
 	if err != nil {
 		return err
 	}

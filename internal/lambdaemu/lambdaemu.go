@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -340,20 +341,27 @@ func (e *Emulator) serveResult(w http.ResponseWriter, r *http.Request, rest stri
 }
 
 // errorType is the error type a runtime reported: its header, else the
-// errorType of its body, else "Unhandled". The message is not kept: it may
-// carry what the function was given.
+// errorType of its body, when it reads as a type's name (letters, digits,
+// '.', '_', '$', '-', at most 128), else "Unhandled". The message is never
+// kept, nor a type that could be text: either may carry what the function
+// was given.
 func errorType(r *http.Request, body []byte) string {
-	if t := r.Header.Get("Lambda-Runtime-Function-Error-Type"); t != "" {
-		return t
+	t := r.Header.Get("Lambda-Runtime-Function-Error-Type")
+	if t == "" {
+		var e struct {
+			ErrorType string `json:"errorType"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(body), &e) == nil {
+			t = e.ErrorType
+		}
 	}
-	var e struct {
-		ErrorType string `json:"errorType"`
+	if !typeName.MatchString(t) {
+		return "Unhandled"
 	}
-	if json.Unmarshal(bytes.TrimSpace(body), &e) == nil && e.ErrorType != "" {
-		return e.ErrorType
-	}
-	return "Unhandled"
+	return t
 }
+
+var typeName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9._$-]{0,127}$`)
 
 func apiError(w http.ResponseWriter, status int, errType string) {
 	w.Header().Set("Content-Type", "application/json")

@@ -2,6 +2,7 @@ package lambdaemu
 
 import (
 	"errors"
+	"net/http"
 	"testing"
 )
 
@@ -37,6 +38,27 @@ func TestParseRuntime(t *testing.T) {
 			t.Errorf("%q: %v, want a *RuntimeError", c.id, err)
 		case !c.bad && (err != nil || rt.Family != c.family || rt.Version != c.version):
 			t.Errorf("%q: %+v %v, want %s %s", c.id, rt, err, c.family, c.version)
+		}
+	}
+}
+
+// TestErrorTypeKeepsOnlyATypeName: what a runtime reports is kept only when
+// it reads as a type's name; a message, or text posing as a type, is not.
+func TestErrorTypeKeepsOnlyATypeName(t *testing.T) {
+	for _, c := range []struct{ header, body, want string }{
+		{"Runtime.ExitError", "", "Runtime.ExitError"},
+		{"", `{"errorType":"ValueError","errorMessage":"key acct-0001 not found"}`, "ValueError"},
+		{"", `{"errorType":"com.example.Store$Failure"}`, "com.example.Store$Failure"},
+		{"", `{"errorType":"no such key acct-0001@example.com"}`, "Unhandled"},
+		{"", `{"errorMessage":"boom"}`, "Unhandled"},
+		{"", `not json`, "Unhandled"},
+	} {
+		r, _ := http.NewRequest(http.MethodPost, "http://x/", nil)
+		if c.header != "" {
+			r.Header.Set("Lambda-Runtime-Function-Error-Type", c.header)
+		}
+		if got := errorType(r, []byte(c.body)); got != c.want {
+			t.Errorf("%q %q: %q, want %q", c.header, c.body, got, c.want)
 		}
 	}
 }

@@ -136,6 +136,18 @@ def _syntax_ok(text):
     ws = re.compile(r"[ \t\n\r]*")
     string = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9A-Fa-f]{4})*"')
     scalar = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null")
+
+    def after_name(i):
+        """Past a member's name, its colon and the space after: the value's
+        start, or -1."""
+        m = string.match(text, i)
+        if not m:
+            return -1
+        i = ws.match(text, m.end()).end()
+        if not text.startswith(":", i):
+            return -1
+        return ws.match(text, i + 1).end()
+
     i = ws.match(text, 0).end()
     stack = []  # "{" or "["
     expect_value = True
@@ -152,13 +164,9 @@ def _syntax_ok(text):
                     i = ws.match(text, i).end()
                     continue
                 if stack[-1] == "{":
-                    m = string.match(text, i)
-                    if not m:
+                    i = after_name(i)
+                    if i < 0:
                         return False
-                    i = ws.match(text, m.end()).end()
-                    if not text.startswith(":", i):
-                        return False
-                    i = ws.match(text, i + 1).end()
                 continue
             m = string.match(text, i) or scalar.match(text, i)
             if not m:
@@ -170,13 +178,9 @@ def _syntax_ok(text):
         if text.startswith(",", i):
             i = ws.match(text, i + 1).end()
             if stack[-1] == "{":
-                m = string.match(text, i)
-                if not m:
+                i = after_name(i)
+                if i < 0:
                     return False
-                i = ws.match(text, m.end()).end()
-                if not text.startswith(":", i):
-                    return False
-                i = ws.match(text, i + 1).end()
             expect_value = True
         elif text.startswith("}" if stack[-1] == "{" else "]", i):
             stack.pop()
