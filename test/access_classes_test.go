@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/stacks"
 )
@@ -69,7 +70,7 @@ var accountID = regexp.MustCompile(`\b\d{12}\b`)
 // failingClasses are the failing cells of m by resource, action and class,
 // each account id in an action's endpoint label written as #: what a broken
 // policy breaks, whichever account of a class the matrix asked.
-func failingClasses(m *erasurecheck.AccessMatrix) map[string]bool {
+func failingClasses(m *accessmodel.Matrix) map[string]bool {
 	out := map[string]bool{}
 	for _, c := range m.Failing() {
 		out[fmt.Sprintf("%s %s %s want %s got %s", c.Resource, accountID.ReplaceAllString(c.Action, "#"), c.Class, c.Want, c.Got)] = true

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/erasure"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
@@ -32,51 +33,51 @@ func (k cellKey) String() string { return k.principal + " " + k.action + " " + k
 // requiredCells are the cells the issue names, for the example app's
 // channel, same-account store (space), store in another account (ledger)
 // and bitmap store: the matrix must contain each, with this decision.
-var requiredCells = map[cellKey]erasurecheck.Decision{
-	{"account-service", "sns:Publish", "topic"}:                                   erasurecheck.Allowed,
-	{"account-service", "kms:GenerateDataKey", "topic-key"}:                       erasurecheck.Allowed,
-	{"account-service", "sqs:ReceiveMessage", "response-queue"}:                   erasurecheck.Allowed,
-	{"account-service", "kms:Decrypt", "response-key"}:                            erasurecheck.Allowed,
-	{"sns/erasure-topic", "sqs:SendMessage", "queue/space"}:                       erasurecheck.Allowed,
-	{"sns/erasure-topic", "kms:GenerateDataKey", "queue-key/ledger"}:              erasurecheck.Allowed,
-	{"handler/ledger", "sqs:ReceiveMessage", "queue/ledger"}:                      erasurecheck.Allowed,
-	{"handler/ledger", "kms:Decrypt", "queue-key/ledger"}:                         erasurecheck.Allowed,
-	{"handler/ledger", "sqs:SendMessage", "response-queue"}:                       erasurecheck.Allowed,
-	{"handler/ledger", "kms:GenerateDataKey", "response-key"}:                     erasurecheck.Allowed,
-	{"handler/space", "sqs:SendMessage", "queue/space"}:                           erasurecheck.Allowed,
-	{"handler/bitmaps", "s3:PutObject", "bucket-objects/bitmaps"}:                 erasurecheck.Allowed,
-	{"handler/bitmaps", "kms:GenerateDataKey", "bucket-key/bitmaps"}:              erasurecheck.Allowed,
-	{"other/111111111111", "sqs:SendMessage", "response-queue"}:                   erasurecheck.Denied,
-	{"other/222222222222", "sqs:SendMessage", "response-queue"}:                   erasurecheck.Denied,
-	{"other/111111111111", "sqs:ReceiveMessage", "queue/space"}:                   erasurecheck.Denied,
-	{"other/222222222222", "sqs:ReceiveMessage", "queue/ledger"}:                  erasurecheck.Denied,
-	{"sns/another-topic/111111111111", "sqs:SendMessage", "queue/space"}:          erasurecheck.Denied,
-	{"sns/another-topic/222222222222", "kms:GenerateDataKey", "queue-key/ledger"}: erasurecheck.Denied,
+var requiredCells = map[cellKey]iameval.Decision{
+	{"account-service", "sns:Publish", "topic"}:                                   iameval.Allowed,
+	{"account-service", "kms:GenerateDataKey", "topic-key"}:                       iameval.Allowed,
+	{"account-service", "sqs:ReceiveMessage", "response-queue"}:                   iameval.Allowed,
+	{"account-service", "kms:Decrypt", "response-key"}:                            iameval.Allowed,
+	{"sns/erasure-topic", "sqs:SendMessage", "queue/space"}:                       iameval.Allowed,
+	{"sns/erasure-topic", "kms:GenerateDataKey", "queue-key/ledger"}:              iameval.Allowed,
+	{"handler/ledger", "sqs:ReceiveMessage", "queue/ledger"}:                      iameval.Allowed,
+	{"handler/ledger", "kms:Decrypt", "queue-key/ledger"}:                         iameval.Allowed,
+	{"handler/ledger", "sqs:SendMessage", "response-queue"}:                       iameval.Allowed,
+	{"handler/ledger", "kms:GenerateDataKey", "response-key"}:                     iameval.Allowed,
+	{"handler/space", "sqs:SendMessage", "queue/space"}:                           iameval.Allowed,
+	{"handler/bitmaps", "s3:PutObject", "bucket-objects/bitmaps"}:                 iameval.Allowed,
+	{"handler/bitmaps", "kms:GenerateDataKey", "bucket-key/bitmaps"}:              iameval.Allowed,
+	{"other/111111111111", "sqs:SendMessage", "response-queue"}:                   iameval.Denied,
+	{"other/222222222222", "sqs:SendMessage", "response-queue"}:                   iameval.Denied,
+	{"other/111111111111", "sqs:ReceiveMessage", "queue/space"}:                   iameval.Denied,
+	{"other/222222222222", "sqs:ReceiveMessage", "queue/ledger"}:                  iameval.Denied,
+	{"sns/another-topic/111111111111", "sqs:SendMessage", "queue/space"}:          iameval.Denied,
+	{"sns/another-topic/222222222222", "kms:GenerateDataKey", "queue-key/ledger"}: iameval.Denied,
 	// The lockdown: publishing, subscribing, injecting, consuming, administering.
-	{"other/111111111111", "sns:Publish", "topic"}:                                  erasurecheck.Denied,
-	{"other/any-account", "sns:Publish", "topic"}:                                   erasurecheck.Denied,
-	{"admin/111111111111", "sns:Publish", "topic"}:                                  erasurecheck.Denied,
-	{"admin/111111111111", "sns:Subscribe(sqs:queue/space)", "topic"}:               erasurecheck.Allowed,
-	{"admin/222222222222", "sns:Subscribe(sqs:queue/ledger)", "topic"}:              erasurecheck.Allowed,
-	{"admin/222222222222", "sns:Subscribe(sqs:queue/space)", "topic"}:               erasurecheck.Denied,
-	{"admin/111111111111", "sns:Subscribe(https:not-a-queue)", "topic"}:             erasurecheck.Denied,
-	{"admin/111111111111", "sns:Subscribe(lambda:queue/space)", "topic"}:            erasurecheck.Denied,
-	{"admin/111111111111", "sns:Subscribe(sqs:a-queue-of/111111111111)", "topic"}:   erasurecheck.Denied,
-	{"other/111111111111", "sns:Subscribe(sqs:queue/space)", "topic"}:               erasurecheck.Denied,
-	{"account-service", "sqs:SendMessage", "queue/space"}:                           erasurecheck.Denied,
-	{"other/222222222222", "sqs:SendMessage", "queue/ledger"}:                       erasurecheck.Denied,
-	{"service/events.amazonaws.com/111111111111", "sqs:SendMessage", "queue/space"}: erasurecheck.Denied,
-	{"other/111111111111", "sqs:SendMessage", "dlq/space"}:                          erasurecheck.Denied,
-	{"admin/111111111111", "sqs:ReceiveMessage", "dlq/space"}:                       erasurecheck.Allowed,
-	{"other/111111111111", "sqs:ReceiveMessage", "response-queue"}:                  erasurecheck.Denied,
-	{"other/111111111111", "sqs:PurgeQueue", "response-queue"}:                      erasurecheck.Denied,
-	{"admin/111111111111", "sqs:PurgeQueue", "response-queue"}:                      erasurecheck.Either,  // not a handler permission: the operator's to harden
-	{"admin/111111111111", "sqs:SetQueueAttributes", "response-queue"}:              erasurecheck.Allowed, // AWS::SQS::Queue's and QueuePolicy's handlers call it
-	{"other/111111111111", "sqs:SetQueueAttributes", "queue/space"}:                 erasurecheck.Denied,
-	{"other/111111111111", "kms:Decrypt", "queue-key/space"}:                        erasurecheck.Denied,
-	{"other/111111111111", "kms:CreateGrant", "response-key"}:                       erasurecheck.Denied,
-	{"other/111111111111", "s3:GetObjectVersion", "bucket-objects/bitmaps"}:         erasurecheck.Denied,
-	{"other/111111111111", "s3:PutBucketPolicy", "bucket/bitmaps"}:                  erasurecheck.Denied,
+	{"other/111111111111", "sns:Publish", "topic"}:                                  iameval.Denied,
+	{"other/any-account", "sns:Publish", "topic"}:                                   iameval.Denied,
+	{"admin/111111111111", "sns:Publish", "topic"}:                                  iameval.Denied,
+	{"admin/111111111111", "sns:Subscribe(sqs:queue/space)", "topic"}:               iameval.Allowed,
+	{"admin/222222222222", "sns:Subscribe(sqs:queue/ledger)", "topic"}:              iameval.Allowed,
+	{"admin/222222222222", "sns:Subscribe(sqs:queue/space)", "topic"}:               iameval.Denied,
+	{"admin/111111111111", "sns:Subscribe(https:not-a-queue)", "topic"}:             iameval.Denied,
+	{"admin/111111111111", "sns:Subscribe(lambda:queue/space)", "topic"}:            iameval.Denied,
+	{"admin/111111111111", "sns:Subscribe(sqs:a-queue-of/111111111111)", "topic"}:   iameval.Denied,
+	{"other/111111111111", "sns:Subscribe(sqs:queue/space)", "topic"}:               iameval.Denied,
+	{"account-service", "sqs:SendMessage", "queue/space"}:                           iameval.Denied,
+	{"other/222222222222", "sqs:SendMessage", "queue/ledger"}:                       iameval.Denied,
+	{"service/events.amazonaws.com/111111111111", "sqs:SendMessage", "queue/space"}: iameval.Denied,
+	{"other/111111111111", "sqs:SendMessage", "dlq/space"}:                          iameval.Denied,
+	{"admin/111111111111", "sqs:ReceiveMessage", "dlq/space"}:                       iameval.Allowed,
+	{"other/111111111111", "sqs:ReceiveMessage", "response-queue"}:                  iameval.Denied,
+	{"other/111111111111", "sqs:PurgeQueue", "response-queue"}:                      iameval.Denied,
+	{"admin/111111111111", "sqs:PurgeQueue", "response-queue"}:                      accessmodel.Either, // not a handler permission: the operator's to harden
+	{"admin/111111111111", "sqs:SetQueueAttributes", "response-queue"}:              iameval.Allowed,    // AWS::SQS::Queue's and QueuePolicy's handlers call it
+	{"other/111111111111", "sqs:SetQueueAttributes", "queue/space"}:                 iameval.Denied,
+	{"other/111111111111", "kms:Decrypt", "queue-key/space"}:                        iameval.Denied,
+	{"other/111111111111", "kms:CreateGrant", "response-key"}:                       iameval.Denied,
+	{"other/111111111111", "s3:GetObjectVersion", "bucket-objects/bitmaps"}:         iameval.Denied,
+	{"other/111111111111", "s3:PutBucketPolicy", "bucket/bitmaps"}:                  iameval.Denied,
 }
 
 // representedCells are decided for their class by a witness (the handler's
@@ -90,8 +91,8 @@ var representedCells = []cellKey{
 	{"handler/space", "sqs:SendMessage", "queue/ledger"},
 }
 
-func cellsByKey(m *erasurecheck.AccessMatrix) map[cellKey]erasurecheck.Cell {
-	out := map[cellKey]erasurecheck.Cell{}
+func cellsByKey(m *accessmodel.Matrix) map[cellKey]accessmodel.Cell {
+	out := map[cellKey]accessmodel.Cell{}
 	for _, c := range m.Cells {
 		out[cellKey{c.Principal, c.Action, c.Resource}] = c
 	}
@@ -119,7 +120,7 @@ func TestAccessMatrixOfTheExampleApp(t *testing.T) {
 		}
 	}
 	for _, k := range representedCells {
-		if d := m.Decide(k.principal, k.action, k.resource); d != erasurecheck.Denied {
+		if d := m.Decide(k.principal, k.action, k.resource); d != iameval.Denied {
 			t.Errorf("%s: %s, want denied", k, d)
 		}
 	}
@@ -175,7 +176,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // withoutStatement copies the example app's assembly without statement i of
 // ref's policy, and returns the copy and its access matrix.
-func withoutStatement(t *testing.T, ref policyDocRef, i int) (string, *erasurecheck.AccessMatrix) {
+func withoutStatement(t *testing.T, ref policyDocRef, i int) (string, *accessmodel.Matrix) {
 	t.Helper()
 	dir := copyAssembly(t, defaultDir)
 	tpls := readTemplates(t, dir)
@@ -397,11 +398,11 @@ func TestAnUnrelatedNotPrincipalDenyDecidesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range m.Cells {
-		if c.Got == erasurecheck.Undecided {
+		if c.Got == iameval.Undecided {
 			t.Errorf("cell %s %s %s is undecided: %s", c.Principal, c.Action, c.Resource, c.Because)
 		}
 	}
-	if c := cellsByKey(m)[cellKey{"admin/111111111111", "sqs:TagQueue", "response-queue"}]; c.Got != erasurecheck.Denied || c.Holds() {
+	if c := cellsByKey(m)[cellKey{"admin/111111111111", "sqs:TagQueue", "response-queue"}]; c.Got != iameval.Denied || c.Holds() {
 		t.Errorf("the NotPrincipal deny does not reach an administrator's TagQueue: %+v", c)
 	}
 }
@@ -660,7 +661,7 @@ func TestHardeningDeniesThatLeaveCloudFormationItsHandlersHold(t *testing.T) {
 				for _, c := range m.Failing() {
 					t.Errorf("cell does not hold: %s %s %s: want %s, got %s (%s)", c.Principal, c.Action, c.Resource, c.Want, c.Got, c.Because)
 				}
-				if c, ok := cells[tc.holds]; !ok || c.Got != erasurecheck.Denied || !c.Holds() {
+				if c, ok := cells[tc.holds]; !ok || c.Got != iameval.Denied || !c.Holds() {
 					t.Errorf("the hardening Deny was not read or does not hold: %s: %+v", tc.holds, c)
 				}
 				return

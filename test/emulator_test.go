@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
@@ -107,7 +107,7 @@ func startChannel(t *testing.T, stores ...storeUnderTest) *liveChannel {
 	ch.Guard(gate, e.Region)
 	lc := &liveChannel{Channel: ch, c: c, collector: publisher.NewCollector(), logs: &local.LogBuffer{}}
 	log := slog.New(slog.NewJSONHandler(lc.logs, nil))
-	lc.publisher = publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(c))
+	lc.publisher = publisher.New(ch.As(accessmodel.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(c))
 	handlers := map[string]local.HandlerFunc{}
 	for _, s := range stores {
 		h, err := ch.NewHandler(s.name, s.impls, local.HandlerOptions{Now: s.now, Log: log, Metrics: lc.logs})

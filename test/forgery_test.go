@@ -21,7 +21,8 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
@@ -213,7 +214,7 @@ func TestForgeriesAreRefusedOnTheLocalChannel(t *testing.T) {
 	}
 
 	// A real round, published by the account service, completes.
-	pub := publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(c))
+	pub := publisher.New(ch.As(accessmodel.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(c))
 	real, err := pub.Erase(ctx, contract.KeyAccount, "acct-forgery-real")
 	if err != nil {
 		t.Fatalf("the account service may publish: %v", err)
@@ -277,7 +278,7 @@ func TestForgeriesAreRefusedOnTheLocalChannel(t *testing.T) {
 // someForgeryPasses says whether the gate would forward any attempt with
 // the weakened matrix deciding: judged by the Decider the gate asks, without
 // sending anything (the live channel keeps its own gate).
-func someForgeryPasses(ch *local.Channel, weakened *erasurecheck.AccessMatrix, attempts []attempt) bool {
+func someForgeryPasses(ch *local.Channel, weakened *accessmodel.Matrix, attempts []attempt) bool {
 	probe := &recordingDecider{d: weakened}
 	for _, a := range attempts {
 		probe.allowed = false
@@ -295,15 +296,15 @@ type recordingDecider struct {
 	allowed bool
 }
 
-func (r *recordingDecider) Decide(p, a, res string) erasurecheck.Decision {
+func (r *recordingDecider) Decide(p, a, res string) iameval.Decision {
 	d := r.d.Decide(p, a, res)
-	r.allowed = r.allowed || d == erasurecheck.Allowed
+	r.allowed = r.allowed || d == iameval.Allowed
 	return d
 }
 
-func (r *recordingDecider) DecideSubscribe(p, proto, ep string) erasurecheck.Decision {
+func (r *recordingDecider) DecideSubscribe(p, proto, ep string) iameval.Decision {
 	d := r.d.DecideSubscribe(p, proto, ep)
-	r.allowed = r.allowed || d == erasurecheck.Allowed
+	r.allowed = r.allowed || d == iameval.Allowed
 	return d
 }
 
@@ -317,7 +318,7 @@ type rawRequest struct {
 // emulator would misjudge, and requests without valid signatures; each
 // would be a legitimate call of the account service but for its flaw.
 func rawForgeries(gate *local.Gate, ch *local.Channel, region string) []rawRequest {
-	creds := gate.Credentials(erasurecheck.AccountServicePrincipal, region)
+	creds := gate.Credentials(accessmodel.AccountServicePrincipal, region)
 	build := func(service, contentType, target, body string) *http.Request {
 		req, _ := http.NewRequest(http.MethodPost, gate.URL+"/", strings.NewReader(body))
 		req.Header.Set("Content-Type", contentType)

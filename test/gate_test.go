@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
@@ -54,7 +55,7 @@ func TestForgedAnswersAreRefusedOnTheLocalChannel(t *testing.T) {
 	collector := publisher.NewCollector()
 	t.Cleanup(ch.Serve(ctx, e.Region, handlers, collector, log))
 
-	pub := publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(c))
+	pub := publisher.New(ch.As(accessmodel.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(c))
 	erase, err := pub.Erase(ctx, contract.KeyAccount, "acct-forged-1")
 	if err != nil {
 		t.Fatalf("the account service may publish: %v", err)

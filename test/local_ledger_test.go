@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/storehandler"
@@ -67,7 +67,7 @@ func TestTheLocalChannelCountsOnlyWhatTheLedgerRecorded(t *testing.T) {
 	collector := publisher.NewCollector()
 	t.Cleanup(ch.ServeWith(ctx, e.Region, handlers, collector, led.Sink, log))
 
-	pub := publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(c))
+	pub := publisher.New(ch.As(accessmodel.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(c))
 	erase, err := led.Publish(ctx, pub, pub.NewErase(contract.KeyAccount, "acct-ledgered-1"), roster)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
@@ -134,10 +135,10 @@ func TestOrganisationAccessMatrix(t *testing.T) {
 		outside := func(p string) bool { return strings.HasPrefix(p, "pattern/any-account"+handler) }
 		seen := map[string]bool{}
 		for _, c := range m.Cells {
-			want, label := erasurecheck.Denied, ""
+			want, label := iameval.Denied, ""
 			switch {
 			case inOrg(c.Principal):
-				want, label = erasurecheck.Allowed, "in the organisation, off the roster"
+				want, label = iameval.Allowed, "in the organisation, off the roster"
 			case outside(c.Principal):
 				label = "outside the organisation"
 			default:
@@ -150,7 +151,7 @@ func TestOrganisationAccessMatrix(t *testing.T) {
 					t.Errorf("every account %v: %s (%s) may send an answer: %s, want %s", every, c.Principal, label, c.Got, want)
 				}
 			case c.Resource == "topic" && (c.Action == "sns:Publish" || strings.HasPrefix(c.Action, "sns:Subscribe")):
-				if c.Got != erasurecheck.Denied {
+				if c.Got != iameval.Denied {
 					t.Errorf("%s %s the topic: %s", c.Principal, c.Action, c.Got)
 				}
 			}

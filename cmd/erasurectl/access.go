@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 )
 
@@ -47,11 +48,11 @@ func (c *accessCmd) Run(g *globals) error {
 	}
 	if c.Format == "json" || g.JSON {
 		out := struct {
-			Classes []erasurecheck.ClassCount `json:"classes"`
-			Cells   []erasurecheck.Cell       `json:"cells"`
-			Failing int                       `json:"failing"`
-			Capped  bool                      `json:"capped,omitempty"`
-		}{Classes: m.Classes(), Cells: append([]erasurecheck.Cell{}, cells...), Failing: len(failing), Capped: capped}
+			Classes []accessmodel.ClassCount `json:"classes"`
+			Cells   []accessmodel.Cell       `json:"cells"`
+			Failing int                      `json:"failing"`
+			Capped  bool                     `json:"capped,omitempty"`
+		}{Classes: m.Classes(), Cells: append([]accessmodel.Cell{}, cells...), Failing: len(failing), Capped: capped}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintln(g.Stdout, string(b))
 	} else {

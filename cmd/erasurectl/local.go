@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"io"
 	"log/slog"
 	"os"
@@ -15,6 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/linn-cloud/erasure-channel/contract/problem"
+
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
@@ -213,7 +215,7 @@ func (l *localCmd) Run(g *globals) error {
 			emu.Endpoint, l.TimeScale, scaled.HandlerTimeoutCapSeconds, scaled.VisibilityTimeoutCapSeconds, scaled.PassTwoDelayCapSeconds, scaled.ExpiryPeriodSeconds)
 		fmt.Fprintf(g.Stdout, "stores: %s\n", strings.Join(names, ", "))
 	}
-	pub := publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(scaled))
+	pub := publisher.New(ch.As(accessmodel.AccountServicePrincipal).SNS, ch.TopicARN, publisher.WithConstants(scaled))
 	published := time.Now()
 	erase, err := led.Publish(ctx, pub, pub.NewErase(contract.KeyAccount, examplestore.SampleAccount), names)
 	if err != nil {
@@ -379,7 +381,7 @@ func (l *localCmd) printKeep(g *globals, emu *emulator.Emulator, gate *local.Gat
 		fmt.Fprintf(g.Stdout, "  %-15s %s (DLQ %s)\n", n+" queue", ch.Stores[n].Queue.URL, ch.Stores[n].DeadLetterQueue.URL)
 	}
 	fmt.Fprintln(g.Stdout, "every call must be signed (SigV4) with a principal's credentials; the gate decides it with the app's access matrix:")
-	principals := []string{erasurecheck.AccountServicePrincipal}
+	principals := []string{accessmodel.AccountServicePrincipal}
 	for _, n := range names {
 		principals = append(principals, local.HandlerPrincipal(n))
 	}

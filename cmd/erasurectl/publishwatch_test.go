@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
@@ -96,14 +96,14 @@ func TestWatchWaitsForTheRoster(t *testing.T) {
 	}
 	defer gate.Close()
 	ch.Guard(gate, e.Region)
-	pub := publisher.New(ch.As(erasurecheck.AccountServicePrincipal).SNS, ch.TopicARN)
+	pub := publisher.New(ch.As(accessmodel.AccountServicePrincipal).SNS, ch.TopicARN)
 	answer := func(req contract.Request, principal, subscriber string) {
 		body, _ := contract.EncodeResponse(contract.AnswerFor(req, subscriber, "DONE"))
 		if _, err := ch.As(principal).SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(ch.ResponseQueue.URL), MessageBody: aws.String(string(body))}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	creds := gate.Credentials(erasurecheck.AccountServicePrincipal, e.Region)
+	creds := gate.Credentials(accessmodel.AccountServicePrincipal, e.Region)
 	asAccountService := []string{"AWS_ACCESS_KEY_ID=" + creds.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + creds.SecretAccessKey}
 	// The store stacks' role-id outputs, as cdk deploy --outputs-file writes them.
 	outputs := map[string]map[string]string{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
@@ -142,7 +143,7 @@ func (s *synthCmd) Run(g *globals) error {
 	}
 	if g.JSON {
 		b, _ := json.MarshalIndent(map[string]any{"out": s.Out, "stores": rows,
-			"access": map[string]any{"cells": len(access.Cells), "failing": append([]erasurecheck.Cell{}, failing...)}}, "", "  ")
+			"access": map[string]any{"cells": len(access.Cells), "failing": append([]accessmodel.Cell{}, failing...)}}, "", "  ")
 		fmt.Fprintln(g.Stdout, string(b))
 	} else {
 		fmt.Fprintf(g.Stdout, "synthesized to %s: %d stores\n\n", s.Out, len(rows))

@@ -8,8 +8,10 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -56,7 +58,7 @@ type Config struct {
 	// passes them (erasurectl check --parameter K=V; cdk.json context); a
 	// parameter without one takes its Default.
 	Parameters map[string]string
-	// Access also refuses every cell of the access matrix (AccessMatrix) that
+	// Access also refuses every cell of the access matrix (accessmodel.Matrix) that
 	// is not what the channel needs: a widened policy that lets another
 	// principal answer, read a store's requests or use its key, or a narrowed
 	// one that breaks the data path. Each resource's failing cells are one
@@ -353,7 +355,7 @@ func (a *assembly) check(cfg Config) *Result {
 	sort.SliceStable(res.Stores, func(i, j int) bool { return res.Stores[i].Spec.Name < res.Stores[j].Spec.Name })
 	switch {
 	case cfg.Access:
-		res.Findings = append(res.Findings, a.matrixFor(res.Stores, cfg).findings()...)
+		res.Findings = append(res.Findings, matrixFindings(a.matrixOf(res.Stores, cfg, nil))...)
 	case len(res.Stores) > 0:
 		// Always: who may send to a store's queue (a request nobody published
 		// is erased) and who may publish on the topic (an ERASE every store
@@ -364,13 +366,12 @@ func (a *assembly) check(cfg Config) *Result {
 		// (handlerRole, responseQueue): the lockdown refuses the cells that
 		// must be denied.
 		m := a.matrixOf(res.Stores, cfg, lockdownCells)
-		res.Findings = append(res.Findings, m.findingsOf(func(c Cell) bool {
+		res.Findings = append(res.Findings, failingFindings(m, func(c accessmodel.Cell) bool {
 			// Who else may use a store's key is Access's.
-			return c.Want != Allowed && m.targets[c.Resource].kind != channelpolicy.QueueKey
+			return c.Want != iameval.Allowed && m.Target(c.Resource).Kind != channelpolicy.QueueKey
 		})...)
-		if _, tid, ok := a.channelTopic(); ok && len(m.decl.publishers) == 0 {
-			t := m.targets["topic"]
-			f := findings{t: t.t}
+		if _, tid, ok := a.channelTopic(); ok && len(m.Declared().Publishers) == 0 {
+			f := findings{t: m.Target("topic").Template}
 			f.add(ruleDeclaredPublishers, tid, problem.Root("ErasureChannel").Child("publishers"), nil, "the channel declares no publishers (ErasureChannelProps.Publishers): any principal of its account that may sns:Publish can publish an ERASE every store obeys")
 			res.Findings = append(res.Findings, f.out...)
 		}

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 )
@@ -61,7 +62,7 @@ func TestExportOracleCases(t *testing.T) {
 		}
 		for _, x := range dumpSims(a, touched) {
 			c := x.(map[string]any)
-			key, _ := json.Marshal([]any{c["simulation"], c["cell"].(Cell).Got})
+			key, _ := json.Marshal([]any{c["simulation"], c["cell"].(accessmodel.Cell).Got})
 			h := sha256.Sum256(key)
 			if seen[h] {
 				skipped++
@@ -294,7 +295,7 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 	}
 	// The response key, as a store in another app names it: by a literal key
 	// ARN of its account and region (the evaluator's one assumption).
-	if rk := m.targets["response-key"]; rk != nil {
+	if rk := m.Target("response-key"); rk != nil {
 		for _, t := range a.Templates {
 			for _, id := range t.IDs() {
 				if r := t.Resources[id]; r.Type == "AWS::IAM::Policy" {
@@ -361,7 +362,7 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 	}
 	var sims []any
 	for i, c := range m.Cells {
-		p, r := m.principals[c.Principal], m.targets[c.Resource]
+		p, r := m.Principal(c.Principal), m.Target(c.Resource)
 		var boundary []statement
 		if p.Boundary != nil {
 			boundary = p.Boundary.Statements
@@ -369,7 +370,7 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 		if touched != nil && !reaches(r.Policy) && !reaches(p.Identity) && !reaches(boundary) {
 			continue
 		}
-		req := m.requestOf(i)
+		req := m.RequestOf(i)
 		ctx := map[string]any{}
 		for k, v := range req.Ctx {
 			var vals []string
@@ -423,7 +424,7 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 // (the one the evaluator asked as; Lambda's is the function name, so a
 // NotPrincipal that names it spares it in both), a federated user's session,
 // an IAM user or the account's root user as they are.
-func requestPrincipal(p *principal, arnOf func(string) string) string {
+func requestPrincipal(p *accessmodel.Principal, arnOf func(string) string) string {
 	var role string
 	for _, al := range p.Aliases {
 		if strings.HasPrefix(al, "res:") {

@@ -55,13 +55,6 @@ func isUnitPath(path []string) bool {
 	return len(path) > 0
 }
 
-// orgLevels are the policy levels an account's principals (SCPs) or
-// resources (RCPs) meet, the root first and the account last: the
-// statements of every policy attached at each level of its path. A level
-// nobody gave policies for is left out: AWS Organizations attaches
-// FullAWSAccess to every root, unit and account unless it is replaced.
-type orgLevels map[string][][]statement
-
 // setOrganisation reads the organisation's policies the check was given
 // and places every account of the app in it.
 func (a *assembly) setOrganisation(cfg Config) error {
@@ -69,11 +62,11 @@ func (a *assembly) setOrganisation(cfg Config) error {
 		if !orgID.MatchString(cfg.OrganizationID) {
 			return &OrganisationError{Reason: "OrganizationID is an organization's id: o- and 10 to 32 lower-case letters or digits"}
 		}
-		o := a.organisation()
-		if o.id != "" && o.id != cfg.OrganizationID {
-			return &OrganisationError{Reason: "OrganizationID " + cfg.OrganizationID + " is not the organisation the channel admits (" + o.id + ")"}
+		o := &a.context().Organisation
+		if o.ID != "" && o.ID != cfg.OrganizationID {
+			return &OrganisationError{Reason: "OrganizationID " + cfg.OrganizationID + " is not the organisation the channel admits (" + o.ID + ")"}
 		}
-		o.id = cfg.OrganizationID
+		o.ID = cfg.OrganizationID
 	}
 	for acct, path := range cfg.Units {
 		if !accountID.MatchString(acct) {
@@ -92,21 +85,25 @@ func (a *assembly) setOrganisation(cfg Config) error {
 	for acct := range cfg.Units {
 		accounts[acct] = true
 		if cfg.OrganizationID != "" {
-			a.organisation().accounts[acct] = true
+			a.context().Organisation.Accounts[acct] = true
 		}
 	}
-	a.organisation().units = cfg.Units
+	a.context().Organisation.Units = cfg.Units
 	var err error
-	if a.scps, err = placeLevels(cfg.SCPs, cfg.Units, accounts, "SCP"); err != nil {
+	if a.context().SCPs, err = placeLevels(cfg.SCPs, cfg.Units, accounts, "SCP"); err != nil {
 		return err
 	}
-	a.rcps, err = placeLevels(cfg.RCPs, cfg.Units, accounts, "RCP")
+	a.context().RCPs, err = placeLevels(cfg.RCPs, cfg.Units, accounts, "RCP")
 	return err
 }
 
 // placeLevels parses the policies given by target and gives each account
-// its levels.
-func placeLevels(by map[string][]any, units map[string][]string, accounts map[string]bool, what string) (orgLevels, error) {
+// its levels: the policy levels its principals (SCPs) or resources (RCPs)
+// meet, the root first and the account last, with the statements of every
+// policy attached at each level of its path. A level nobody gave policies
+// for is left out: AWS Organizations attaches FullAWSAccess to every root,
+// unit and account unless it is replaced.
+func placeLevels(by map[string][]any, units map[string][]string, accounts map[string]bool, what string) (map[string][][]statement, error) {
 	attached := map[string][]statement{}
 	unitPolicies := false
 	for _, target := range cfnmodel.SortedKeys(by) {
@@ -118,7 +115,7 @@ func placeLevels(by map[string][]any, units map[string][]string, accounts map[st
 			attached[target] = append(attached[target], iameval.Parse(d, nil, fmt.Sprintf("%s[%s] policy %d", what, target, i+1))...)
 		}
 	}
-	out := orgLevels{}
+	out := map[string][][]statement{}
 	for _, acct := range cfnmodel.SortedKeys(accounts) { // the first unplaced account is the one named
 		path, placed := units[acct]
 		if unitPolicies && !placed {

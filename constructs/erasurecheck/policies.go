@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 )
@@ -169,13 +170,13 @@ var awsManagedPolicies = map[string]any{
 
 // appRole is role id of t as a principal, built once a resolution (the
 // readers rule asks every role about every store). Callers do not change it.
-func (a *assembly) appRole(t *template, id string) *principal {
+func (a *assembly) appRole(t *template, id string) *accessmodel.Principal {
 	key := cfnmodel.ResIdent(t, id)
 	if p, ok := a.roles[key]; ok {
 		return p
 	}
 	if a.roles == nil {
-		a.roles = map[string]*principal{}
+		a.roles = map[string]*accessmodel.Principal{}
 	}
 	p := a.rolePrincipal(t, cfnmodel.GetAtt(id, "Arn"))
 	a.roles[key] = p

@@ -3,6 +3,7 @@ package erasurecheck
 import (
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
@@ -54,7 +55,7 @@ func (a *assembly) checkExecutionRoles() Findings {
 			continue
 		}
 		admin := iameval.Parse(map[string]any{"Statement": []any{map[string]any{"Effect": "Allow", "Action": "*", "Resource": "*"}}}, nil, "the execution role's administrator access")
-		p := &principal{Principal: iameval.Principal{Aliases: []string{role}, Account: t.Account, Identity: admin}}
+		p := &accessmodel.Principal{Principal: iameval.Principal{Aliases: []string{role}, Account: t.Account, Identity: admin}}
 		f := findings{t: t}
 		for _, id := range t.IDsOf("AWS::KMS::Key") {
 			if made, known := a.Created(t, t.Resources[id]); known && !made {
@@ -64,13 +65,13 @@ func (a *assembly) checkExecutionRoles() Findings {
 			if key == nil {
 				continue
 			}
-			v := a.decide(p, "kms:PutKeyPolicy", key)
-			if v.Decision == Undecided && v.Cause == iameval.CauseStatement {
+			v := a.context().Decide(p, "kms:PutKeyPolicy", key)
+			if v.Decision == iameval.Undecided && v.Cause == iameval.CauseStatement {
 				// Not known before the deploy: the team's to acknowledge, never a silent pass.
 				f.add(ruleCallUndecided, id, problem.Root("Key").Key(t.Stack+"/"+id).Child("administrators"), props("KeyPolicy"),
 					"whether the stack's CloudFormation execution role (%s) may call kms:PutKeyPolicy on key %s, as KMS requires to create it, is not known at synth (%s); give the check what decides it (--organization-id, --ou) or acknowledge EC326 with a reason", role, id, v.Because)
 			}
-			if v.Decision == Denied {
+			if v.Decision == iameval.Denied {
 				f.add(ruleExecutionRoleAdministers, id, problem.Root("Key").Key(t.Stack+"/"+id).Child("administrators"), props("KeyPolicy"),
 					"the key policy of %s does not let the stack's CloudFormation execution role (%s) call kms:PutKeyPolicy (%s): KMS refuses to create the key and the deploy fails", id, role, v.Because)
 				if v.Explicit {

@@ -1,9 +1,9 @@
 package erasurecheck
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
@@ -73,13 +73,13 @@ func (a *assembly) checkQueueKey(sc *storeCheck, st *template, sub resource) {
 	}
 	sns := a.topicSNS(st, sub)
 	for _, act := range []string{"kms:GenerateDataKey", "kms:Decrypt"} {
-		if v := a.decide(sns, act, key); v.Decision == Denied {
-			f.add(ruleSNSUsesKey, key.id, s.Path.Child("encryptionKey"), props("KeyPolicy"), "SNS acting for the erasure topic may not %s with the key (%s): SNS cannot encrypt deliveries and drops them; allow %s, scoped with aws:SourceArn of the topic", act, v.Because, iameval.SNSServicePrincipal(sns.Region, key.Region))
+		if v := a.context().Decide(sns, act, key); v.Decision == iameval.Denied {
+			f.add(ruleSNSUsesKey, key.ID, s.Path.Child("encryptionKey"), props("KeyPolicy"), "SNS acting for the erasure topic may not %s with the key (%s): SNS cannot encrypt deliveries and drops them; allow %s, scoped with aws:SourceArn of the topic", act, v.Because, iameval.SNSServicePrincipal(sns.Region, key.Region))
 			return
 		}
 	}
-	if v := a.decide(otherTopicSNS(sns, st, key.Policy), "kms:GenerateDataKey", key); v.Decision == Allowed {
-		f.add(ruleKeyConfusedDeputy, key.id, s.Path.Child("encryptionKey"), props("KeyPolicy"), "the key policy lets SNS use the key for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount", v.Because)
+	if v := a.context().Decide(accessmodel.OtherTopicSNS(sns, st.Account, key.Policy), "kms:GenerateDataKey", key); v.Decision == iameval.Allowed {
+		f.add(ruleKeyConfusedDeputy, key.ID, s.Path.Child("encryptionKey"), props("KeyPolicy"), "the key policy lets SNS use the key for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic) or aws:SourceAccount", v.Because)
 	}
 }
 
@@ -95,10 +95,10 @@ func (a *assembly) topicResource(t *template, topicArn any) map[string]any {
 // topicSNS is SNS acting for the topic a subscription names: aws:SourceArn
 // the topic (its ARN, or its reference in this app), aws:SourceAccount its
 // owner, from the topic's region.
-func (a *assembly) topicSNS(t *template, sub resource) *principal {
+func (a *assembly) topicSNS(t *template, sub resource) *accessmodel.Principal {
 	v := sub.Properties["TopicArn"]
 	id := a.Pattern(t, v)
-	p := snsFor(ErasureTopicSNS, classTopicSNS, []string{id}, iameval.ARNAccount(id), iameval.ARNRegion(id))
+	p := accessmodel.SNSFor(accessmodel.ErasureTopicSNS, accessmodel.ClassTopicSNS, []string{id}, iameval.ARNAccount(id), iameval.ARNRegion(id))
 	if tt, tid, ok := a.ResourceOf(id); ok {
 		p.Aliases, p.Account, p.Region = cfnmodel.Aliases(tt, tid), tt.Account, tt.Region
 	} else if tt, tid, ok := a.ByAlias(id, "AWS::SNS::Topic"); ok {
@@ -107,51 +107,17 @@ func (a *assembly) topicSNS(t *template, sub resource) *principal {
 	return p
 }
 
-// otherTopicSNS is SNS acting for a topic of an account no policy of stmts
-// names, in the region of the erasure topic's SNS: what a confused deputy
-// would be.
-func otherTopicSNS(erasureSNS *principal, t *template, stmts []statement) *principal {
-	accounts := map[string]bool{t.Account: true}
-	for _, s := range stmts {
-		aws, _ := s.PrincipalValues()
-		for _, v := range aws {
-			accounts[v] = true
-			accounts[iameval.ARNAccount(v)] = true
-		}
-		for _, k := range []string{"aws:SourceArn", "aws:SourceAccount", "aws:SourceOwner"} {
-			for _, v := range s.ConditionValues(k) {
-				accounts[v] = true
-				accounts[iameval.ARNAccount(v)] = true
-			}
-		}
-	}
-	return witnessTopicSNS(otherTopicSNSName+anyAccountLabel, freshAccount(accounts), erasureSNS.Region)
-}
-
-// snsFor is SNS acting for a topic: aws:SourceArn the topic's names,
-// aws:SourceAccount its owner, from its region ("" when unknown).
-func snsFor(name, class string, topic []string, account, region string) *principal {
-	return &principal{name: name, class: class, Principal: iameval.Principal{Service: "sns.amazonaws.com", Aliases: topic, Account: account, Region: region}}
-}
-
-// witnessTopicSNS is SNS acting for a topic of account that no policy names
-// by its ARN, in region.
-func witnessTopicSNS(name, account, region string) *principal {
-	arn := fmt.Sprintf("arn:aws:sns:%s:%s:erasure-witness-topic", iameval.OrStar(region), iameval.OrStar(account))
-	return snsFor(name, classOtherSNS, []string{arn}, account, region)
-}
-
 // checkQueuePolicy: SNS acting for the topic may send to the queue, and SNS
 // acting for a topic of another account may not: both asked of the evaluator.
 func (a *assembly) checkQueuePolicy(sc *storeCheck, st *template, sub resource) {
 	s := sc.store
 	queue := a.policyTarget(sc.t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
 	sns := a.topicSNS(st, sub)
-	if v := a.decide(sns, "sqs:SendMessage", queue); v.Decision == Denied {
+	if v := a.context().Decide(sns, "sqs:SendMessage", queue); v.Decision == iameval.Denied {
 		sc.f.add(ruleSNSSends, s.QueueID, s.Path.Child("queuePolicy"), nil, "SNS acting for the erasure topic may not send to the queue (%s): SNS drops every delivery; allow sqs:SendMessage to %s with aws:SourceArn of the topic", v.Because, iameval.SNSServicePrincipal(sns.Region, queue.Region))
 		return
 	}
-	if v := a.decide(otherTopicSNS(sns, st, queue.Policy), "sqs:SendMessage", queue); v.Decision == Allowed {
+	if v := a.context().Decide(accessmodel.OtherTopicSNS(sns, st.Account, queue.Policy), "sqs:SendMessage", queue); v.Decision == iameval.Allowed {
 		sc.f.add(ruleQueueConfusedDeputy, s.QueueID, s.Path.Child("queuePolicy"), nil, "the queue policy lets SNS send for a topic of any account (%s); add a condition on aws:SourceArn (the erasure topic)", v.Because)
 	}
 }

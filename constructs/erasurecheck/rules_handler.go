@@ -3,6 +3,7 @@ package erasurecheck
 import (
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
@@ -79,14 +80,14 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 		if handlerRoles[r.ident] || !policyAllows && !r.mayReceiveFrom(queue) {
 			continue
 		}
-		if a.decide(r.p, "sqs:ReceiveMessage", queue).Decision == Allowed {
+		if a.context().Decide(r.p, "sqs:ReceiveMessage", queue).Decision == iameval.Allowed {
 			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "role %s (stack %s) may sqs:ReceiveMessage from the queue but is not the role of a function with an event source on it: a poller the check cannot judge would take requests from the handler; remove the grant", r.id, r.t.Stack)
 		}
 	}
 	for _, u := range ix.usersAndGroups {
-		p := &principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(u.t, u.id)}, Account: u.t.Account, Identity: a.identityStatements(u.t, u.id),
+		p := &accessmodel.Principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(u.t, u.id)}, Account: u.t.Account, Identity: a.identityStatements(u.t, u.id),
 			Boundary: a.boundaryOf(u.t, u.id)}}
-		if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
+		if a.context().Decide(p, "sqs:ReceiveMessage", queue).Decision == iameval.Allowed {
 			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "%s %s (stack %s) may sqs:ReceiveMessage from the queue: a reader the check cannot judge would take requests from the handler; remove the grant", strings.TrimPrefix(u.t.Resources[u.id].Type, "AWS::IAM::"), u.id, u.t.Stack)
 		}
 	}
@@ -98,17 +99,17 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 	// principal of the account with a broad identity policy is the access
 	// matrix's, with Config.Access).
 	seen := map[string]bool{}
-	everything := newEverything()
+	everything := accessmodel.EverythingPolicy()
 	ask := func(label, arn, account string) {
 		if seen[label] {
 			return
 		}
 		seen[label] = true
-		p := &principal{Principal: iameval.Principal{Aliases: []string{arn}, Account: account}}
+		p := &accessmodel.Principal{Principal: iameval.Principal{Aliases: []string{arn}, Account: account}}
 		if account != t.Account || t.Account == "" {
 			p.Identity = everything
 		}
-		if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
+		if a.context().Decide(p, "sqs:ReceiveMessage", queue).Decision == iameval.Allowed {
 			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "the queue policy lets %s sqs:ReceiveMessage: a reader the check cannot judge (a poller outside the app) would take requests from the handler; remove the statement", describePrincipal(label))
 		}
 	}
@@ -121,7 +122,7 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 			accounts[iameval.ARNAccount(v)], accounts[v] = true, true
 			switch {
 			case v == "" || v == "*" || appNames[v]:
-			case len(v) == 12 && isDigits(v):
+			case accountID.MatchString(v):
 				named = append(named, "arn:aws:iam::"+v+":role/erasure-witness")
 			case strings.HasPrefix(v, "arn:") && strings.ContainsAny(v, "*?"):
 				patterns = append(patterns, v)
@@ -134,7 +135,7 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 		ask(arn, arn, iameval.ARNAccount(arn))
 	}
 	for _, pat := range cfnmodel.UniqueSorted(patterns) {
-		if inst := instantiate(pat, appNames); inst != "" {
+		if inst := accessmodel.Instantiate(pat, appNames); inst != "" {
 			account := iameval.ARNAccount(inst)
 			if account == "*" {
 				account = t.Account
@@ -143,14 +144,14 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 		}
 	}
 	for _, svc := range cfnmodel.UniqueSorted(services) {
-		p := &principal{Principal: iameval.Principal{Service: svc, Aliases: []string{"arn:aws:" + strings.Split(svc, ".")[0] + ":" + iameval.OrStar(t.Region) + ":" + iameval.OrStar(t.Account) + ":erasure-witness"}, Account: t.Account, Region: t.Region}}
-		if a.decide(p, "sqs:ReceiveMessage", queue).Decision == Allowed {
+		p := &accessmodel.Principal{Principal: iameval.Principal{Service: svc, Aliases: []string{"arn:aws:" + strings.Split(svc, ".")[0] + ":" + iameval.OrStar(t.Region) + ":" + iameval.OrStar(t.Account) + ":erasure-witness"}, Account: t.Account, Region: t.Region}}
+		if a.context().Decide(p, "sqs:ReceiveMessage", queue).Decision == iameval.Allowed {
 			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "the queue policy lets a service (%s) sqs:ReceiveMessage: a reader the check cannot judge would take requests from the handler; remove the statement", svc)
 		}
 	}
 	if t.Account != "" {
 		ask("every principal of the store's account", "arn:aws:iam::"+t.Account+":role/erasure-witness", t.Account)
 	}
-	fresh := freshAccount(accounts)
+	fresh := accessmodel.FreshAccount(accounts)
 	ask("*", "arn:aws:iam::"+fresh+":role/erasure-witness", fresh)
 }

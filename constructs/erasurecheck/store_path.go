@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
@@ -16,7 +17,7 @@ import (
 type storeCall struct {
 	rule    *Rule    // the rule a denial breaks
 	actions []string // every action the call needs, judged in order
-	target  *target
+	target  *accessmodel.Target
 	on      string       // how a finding names the target ("the store's queue")
 	breaks  string       // what a denial breaks, for the finding
 	at      problem.Path // the store's property the finding is about
@@ -28,19 +29,19 @@ type storeCall struct {
 // is EC323's, on the role; any other undecided call is EC326's, naming the
 // key or statement that left it so (a finding the team may acknowledge). It
 // says whether every action was allowed.
-func (a *assembly) judgeCall(sc *storeCheck, fnID string, roleT *template, roleID string, role *principal, c storeCall) bool {
+func (a *assembly) judgeCall(sc *storeCheck, fnID string, roleT *template, roleID string, role *accessmodel.Principal, c storeCall) bool {
 	f := &sc.f
 	for _, act := range c.actions {
-		v := a.decide(role, act, c.target)
+		v := a.context().Decide(role, act, c.target)
 		switch {
-		case v.Decision == Denied:
+		case v.Decision == iameval.Denied:
 			f.add(c.rule, fnID, c.at, props("Role"), "the role of function %s may not %s on %s (%s): %s", fnID, act, c.on, v.Because, c.breaks)
 			f.fix("%s", fixFor(v, act, c.on))
 			return false
-		case v.Decision == Undecided && v.Cause == iameval.CauseBoundaryUnread && role.Boundary != nil:
+		case v.Decision == iameval.Undecided && v.Cause == iameval.CauseBoundaryUnread && role.Boundary != nil:
 			sc.boundaryUnread = true // one EC323 for the role (reportUnreadBoundary)
 			return false
-		case v.Decision == Undecided && v.Cause == iameval.CauseStatement:
+		case v.Decision == iameval.Undecided && v.Cause == iameval.CauseStatement:
 			f.add(ruleCallUndecided, fnID, c.at, props("Role"), "whether the role of function %s may %s on %s is not known at synth (%s); give the check what decides it (--organization-id, --boundary, --scp, --rcp) or acknowledge EC326 with the key, the statement and why the call is allowed", fnID, act, c.on, v.Because)
 			return false
 		}
@@ -73,7 +74,7 @@ func fixFor(v iameval.Verdict, act, what string) string {
 // app: in it, the policy itself decides, EC319), and the lookup role's path
 // and its one call, iam:GetRole on the handler role, under its boundary and
 // the organisation's SCPs.
-func (a *assembly) checkRolePaths(sc *storeCheck, roleT *template, roleID string, rq *target) {
+func (a *assembly) checkRolePaths(sc *storeCheck, roleT *template, roleID string, rq *accessmodel.Target) {
 	s, f := sc.store, &sc.f
 	if s.Spec.Name == "" || roleT == nil {
 		return
@@ -104,7 +105,7 @@ func (a *assembly) checkRolePaths(sc *storeCheck, roleT *template, roleID string
 		f.fix("Exempt the erasure channel's roles from the convention that set the path; keep %s.", contract.RosterLookupRolePath)
 	}
 	lookup := a.rolePrincipal(roleT, cfnmodel.GetAtt(lookupID, "Arn"))
-	handler := &target{Resource: iameval.Resource{Aliases: withDeployARN([]string{cfnmodel.ResIdent(roleT, roleID)}, roleT, roleID), Account: roleT.Account, Region: roleT.Region}, t: roleT, id: roleID}
+	handler := &accessmodel.Target{Resource: iameval.Resource{Aliases: withDeployARN([]string{cfnmodel.ResIdent(roleT, roleID)}, roleT, roleID), Account: roleT.Account, Region: roleT.Region}, Template: roleT, ID: roleID}
 	if n, _ := roleT.Resources[roleID].Properties["RoleName"].(string); n != "" {
 		path, _ := roleT.Resources[roleID].Properties["Path"].(string)
 		if path == "" {
@@ -112,11 +113,11 @@ func (a *assembly) checkRolePaths(sc *storeCheck, roleT *template, roleID string
 		}
 		handler.Aliases = append(handler.Aliases, "arn:aws:iam::"+iameval.OrStar(roleT.Account)+":role"+path+n)
 	}
-	switch v := a.decide(lookup, "iam:GetRole", handler); v.Decision {
-	case Denied:
+	switch v := a.context().Decide(lookup, "iam:GetRole", handler); v.Decision {
+	case iameval.Denied:
 		f.add(ruleLookupRoleReads, lookupID, s.Path.Child("lookupRole"), props("Policies"), "store %s's lookup role may not iam:GetRole on its handler's role (%s): the ledger never learns the store's role id and never authenticates its answers", s.Spec.Name, v.Because)
 		f.fix("%s", fixFor(v, "iam:GetRole", "the handler's role"))
-	case Undecided:
+	case iameval.Undecided:
 		if v.Cause == iameval.CauseBoundaryUnread && lookup.Boundary != nil {
 			f.add(ruleUnreadableBoundary, lookupID, s.Path.Child("lookupRole"), props("PermissionsBoundary"), "store %s's lookup role has a permissions boundary the check cannot read (%s), so whether it may iam:GetRole on its handler's role is not known; pass its document (--boundary), declare it in this app, or acknowledge EC323 on the role with a reason", s.Spec.Name, lookup.Boundary.Unknown)
 			break
@@ -143,7 +144,7 @@ func movedPath(t *template, id, want string) (string, bool) {
 // the store's path was left undecided by a permissions boundary the check
 // cannot read: about the role's boundary, so that it is the role (or a
 // construct above it) a team acknowledges it on.
-func (a *assembly) reportUnreadBoundary(sc *storeCheck, fnID string, roleT *template, roleID string, role *principal) {
+func (a *assembly) reportUnreadBoundary(sc *storeCheck, fnID string, roleT *template, roleID string, role *accessmodel.Principal) {
 	if !sc.boundaryUnread || role.Boundary == nil {
 		return
 	}

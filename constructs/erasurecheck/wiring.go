@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/cfnmodel"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
@@ -139,7 +140,7 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 	// The response queue and its key: with their policies where they are in
 	// this app; otherwise by ARN, their policies outside what was read (the
 	// evaluator then decides only what the role's own policies settle).
-	var rq, rkey *target
+	var rq, rkey *accessmodel.Target
 	if inApp {
 		rq = a.policyTarget(qt, qid, "AWS::SQS::QueuePolicy", "Queues")
 		if k := qt.Resources[qid].Properties["KmsMasterKeyId"]; k != nil {
@@ -149,16 +150,16 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 			}
 		}
 	} else {
-		rq = &target{Resource: iameval.Resource{Aliases: []string{queue}, Account: iameval.ARNAccount(queue), Region: iameval.ARNRegion(queue), PolicyUnknown: true}}
+		rq = &accessmodel.Target{Resource: iameval.Resource{Aliases: []string{queue}, Account: iameval.ARNAccount(queue), Region: iameval.ARNRegion(queue), PolicyUnknown: true}}
 		// Whether the channel's queue is encrypted is not known here: the
 		// channel's queues always are (ErasureChannel), so a key of the
 		// queue's account and region must be usable.
 		rkey = a.outsideKey("", rq.Account, rq.Region)
 	}
 	a.checkRolePaths(sc, roleT, roleID, rq)
-	if v := a.decide(role, "sqs:SendMessage", rq); v.Decision == Denied && v.DeniedByResource && a.isChannelQueue(rq) {
+	if v := a.context().Decide(role, "sqs:SendMessage", rq); v.Decision == iameval.Denied && v.DeniedByResource && a.isChannelQueue(rq) {
 		f.add(ruleRoleOnRoster, fnID, s.Path.Child("roster"), props("Role"), "the role of function %s is not on the channel's roster: the response queue denies every answer it sends (%s); add the store to ErasureChannelProps.Stores and let ErasureSubscriber name its handler (contract.HandlerName, under the path contract.HandlerRolePath)", fnID, v.Because)
-	} else if named := s.Path.RootName() == "ErasureSubscriber"; named && a.isChannelQueue(rq) && rosterKnown(rq) && !slices.Contains(iameval.StringsOf(rq.t.Resources[rq.id].Metadata[RosterMetadataKey]), s.Spec.Name) {
+	} else if named := s.Path.RootName() == "ErasureSubscriber"; named && a.isChannelQueue(rq) && rosterKnown(rq) && !slices.Contains(iameval.StringsOf(rq.Template.Resources[rq.ID].Metadata[RosterMetadataKey]), s.Spec.Name) {
 		// The channel admits the handler path of its roster's accounts; the
 		// store's own name is what the ledger and the response reader judge.
 		f.add(ruleStoreOnRoster, fnID, s.Path.Child("roster"), props("Environment", "Variables", contract.EnvSubscriber), "store %s is not on the channel's roster: the response reader refuses every answer it sends (%s) and no round waits for it; add the store to ErasureChannelProps.Stores", s.Spec.Name, contract.CodeSenderNotOnRoster)
@@ -177,7 +178,7 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 // (whatever Config.Access says): the event source's receives, deletes and
 // attribute reads, the queue key's decrypt it needs, and pass two's send to
 // the queue with the key's data key (when the handler names its own queue).
-func (a *assembly) checkOwnQueueCalls(sc *storeCheck, fnID string, roleT *template, roleID string, role *principal, env map[string]any) {
+func (a *assembly) checkOwnQueueCalls(sc *storeCheck, fnID string, roleT *template, roleID string, role *accessmodel.Principal, env map[string]any) {
 	s := sc.store
 	queue := a.policyTarget(sc.t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
 	key := a.keyTarget(sc.t, sc.queue.Properties["KmsMasterKeyId"], "sqs")
@@ -208,11 +209,11 @@ func (a *assembly) checkOwnQueueCalls(sc *storeCheck, fnID string, roleT *templa
 
 // outsideKey is a KMS key of another app: by its ARN where it is known,
 // else any key of account and region; its key policy is outside what was read.
-func (a *assembly) outsideKey(arn, account, region string) *target {
+func (a *assembly) outsideKey(arn, account, region string) *accessmodel.Target {
 	if !strings.HasPrefix(arn, "arn:") {
 		arn = fmt.Sprintf("arn:aws:kms:%s:%s:key/*", iameval.OrStar(region), iameval.OrStar(account))
 	}
-	return &target{Resource: iameval.Resource{Aliases: []string{arn}, Account: account, Region: region, IsKey: true, Via: "sqs", PolicyUnknown: true}}
+	return &accessmodel.Target{Resource: iameval.Resource{Aliases: []string{arn}, Account: account, Region: region, IsKey: true, Via: "sqs", PolicyUnknown: true}}
 }
 
 // readerIndex is what checkReaders asks of every store, read once: the
@@ -227,13 +228,13 @@ type readerIndex struct {
 type readerRole struct {
 	resourceRef
 	ident  string
-	p      *principal
+	p      *accessmodel.Principal
 	allows []statement // its identity's Allows of sqs:ReceiveMessage
 }
 
 // mayReceiveFrom says whether one of the role's identity Allows of
 // sqs:ReceiveMessage reaches the queue (NotResource, a pattern or its ARN).
-func (r readerRole) mayReceiveFrom(queue *target) bool {
+func (r readerRole) mayReceiveFrom(queue *accessmodel.Target) bool {
 	for _, st := range r.allows {
 		if st.Resource == nil && st.NotResource == nil || st.Covers(queue.Aliases) {
 			return true
@@ -385,11 +386,11 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, ft *template, fnID st
 
 // isChannelQueue says whether r is the response queue ErasureChannel built
 // (its roster, or the roster's size, is in its metadata).
-func (a *assembly) isChannelQueue(r *target) bool {
-	if r.t == nil {
+func (a *assembly) isChannelQueue(r *accessmodel.Target) bool {
+	if r.Template == nil {
 		return false
 	}
-	md := r.t.Resources[r.id].Metadata
+	md := r.Template.Resources[r.ID].Metadata
 	return md[RosterMetadataKey] != nil || md[RosterSizeMetadataKey] != nil
 }
 
@@ -397,8 +398,8 @@ func (a *assembly) isChannelQueue(r *target) bool {
 // queue r: the template keeps only their number (RosterSizeMetadataKey), the
 // names are in its cloud assembly's metadata, absent from a bare template.
 // A roster not known is never taken for an empty one.
-func rosterKnown(r *target) bool {
-	md := r.t.Resources[r.id].Metadata
+func rosterKnown(r *accessmodel.Target) bool {
+	md := r.Template.Resources[r.ID].Metadata
 	return md[RosterMetadataKey] != nil || cfnmodel.Number(md[RosterSizeMetadataKey], -1) == 0
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/internal/lambdaemu"
 	"github.com/linn-cloud/erasure-channel/internal/local"
@@ -91,13 +91,13 @@ type refusals struct {
 	resource string
 }
 
-func (r *refusals) Decide(principal, action, resource string) erasurecheck.Decision {
+func (r *refusals) Decide(principal, action, resource string) iameval.Decision {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if action == "sqs:SendMessage" && resource == r.resource && strings.HasPrefix(principal, "handler/") {
-		return erasurecheck.Denied
+		return iameval.Denied
 	}
-	return erasurecheck.Allowed
+	return iameval.Allowed
 }
 
 func (r *refusals) set(resource string) {

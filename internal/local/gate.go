@@ -23,17 +23,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 )
 
 // Decider decides one call the way the deployed policies would: the access
-// matrix of the synthesized app (erasurecheck.AccessMatrix) is one.
+// matrix of the synthesized app (accessmodel.Matrix) is one.
 type Decider interface {
-	Decide(principal, action, resource string) erasurecheck.Decision
+	Decide(principal, action, resource string) iameval.Decision
 	// DecideSubscribe decides an sns:Subscribe of endpoint over protocol.
-	DecideSubscribe(principal, protocol, endpoint string) erasurecheck.Decision
+	DecideSubscribe(principal, protocol, endpoint string) iameval.Decision
 }
 
 // OpenDecider allows every call on a resource the gate was told of: a local
@@ -42,11 +42,11 @@ type Decider interface {
 type OpenDecider struct{}
 
 // Decide allows.
-func (OpenDecider) Decide(string, string, string) erasurecheck.Decision { return erasurecheck.Allowed }
+func (OpenDecider) Decide(string, string, string) iameval.Decision { return iameval.Allowed }
 
 // DecideSubscribe allows.
-func (OpenDecider) DecideSubscribe(string, string, string) erasurecheck.Decision {
-	return erasurecheck.Allowed
+func (OpenDecider) DecideSubscribe(string, string, string) iameval.Decision {
+	return iameval.Allowed
 }
 
 // Gate stands between the local channel's components and the emulator as
@@ -246,10 +246,10 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	resource := g.resources[c.address]
 	g.mu.Unlock()
-	var d erasurecheck.Decision
+	var d iameval.Decision
 	switch {
 	case resource == "":
-		d = erasurecheck.Undecided // not a resource of the channel: never forwarded
+		d = iameval.Undecided // not a resource of the channel: never forwarded
 	case c.action == "sns:Subscribe":
 		endpoint := c.endpoint
 		g.mu.Lock()
@@ -261,7 +261,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		d = g.Decider().Decide(principal, c.action, resource)
 	}
-	if d != erasurecheck.Allowed {
+	if d != iameval.Allowed {
 		g.denied.Add(1)
 		g.mu.Lock()
 		g.refusals[principal+" "+c.action+" "+or(resource, "an unnamed resource")]++

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
 	"github.com/linn-cloud/erasure-channel/contract/sender"
@@ -107,7 +107,7 @@ func (ch *Channel) ServeWith(ctx context.Context, region string, handlers map[st
 		wg.Add(1)
 		go func() { defer wg.Done(); p.Run(ctx) }()
 	}
-	reader := publisher.NewReader(ch.As(erasurecheck.AccountServicePrincipal).SQS, ch.ResponseQueue.URL, collector, log)
+	reader := publisher.NewReader(ch.As(accessmodel.AccountServicePrincipal).SQS, ch.ResponseQueue.URL, collector, log)
 	if r := ch.Roster(); r != nil {
 		reader.WithRoster(r)
 	}

@@ -24,7 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasurecheck"
+	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
 	"github.com/linn-cloud/erasure-channel/contract"
 	"github.com/linn-cloud/erasure-channel/contract/ledger"
 	"github.com/linn-cloud/erasure-channel/contract/publisher"
@@ -236,7 +236,7 @@ func Run(ctx context.Context, emu *emulator.Emulator, cfg Config) (Ledger, error
 		defer gate.Close()
 		ch.Guard(gate, emu.Region)
 	}
-	accountService := ch.As(erasurecheck.AccountServicePrincipal)
+	accountService := ch.As(accessmodel.AccountServicePrincipal)
 	f := &faults{r: rand.New(rand.NewPCG(cfg.Seed, 7)), counts: map[string]*atomic.Int64{}}
 	for _, k := range []string{"handler-error", "failed-send", "double-answer", "stopped-mid-batch"} {
 		f.counts[k] = &atomic.Int64{}

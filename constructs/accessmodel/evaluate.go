@@ -3,7 +3,7 @@
 // of the evaluator, again without TLS and of a key directly where that
 // matters.
 
-package erasurecheck
+package accessmodel
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 )
 
 // evaluateAll decides every class against every action of every resource.
-func (m *AccessMatrix) evaluateAll() {
+func (m *Matrix) evaluateAll() {
 	k := m.askers()
 	// Every target's candidates first, so that the cells are allocated once.
 	asks := make([]targetAsk, len(m.order))
@@ -36,20 +36,20 @@ func (m *AccessMatrix) evaluateAll() {
 // roles (indexed by alias, a handler by its store) and the witnesses, with
 // the identity index and the pattern signatures targets share.
 type askers struct {
-	roles, witnesses []*principal
-	rolesByAlias     map[string][]*principal
-	storeOf          map[*principal]string
+	roles, witnesses []*Principal
+	rolesByAlias     map[string][]*Principal
+	storeOf          map[*Principal]string
 	// signatures are, by a target's list of principal patterns, which of
 	// them cover each principal.
-	signatures map[string]map[*principal]string
+	signatures map[string]map[*Principal]string
 	cover      *identityCover
 }
 
-func (m *AccessMatrix) askers() *askers {
-	k := &askers{rolesByAlias: map[string][]*principal{}, storeOf: map[*principal]string{}, signatures: map[string]map[*principal]string{}, cover: m.identityIndex()}
+func (m *Matrix) askers() *askers {
+	k := &askers{rolesByAlias: map[string][]*Principal{}, storeOf: map[*Principal]string{}, signatures: map[string]map[*Principal]string{}, cover: m.identityIndex()}
 	for _, name := range m.principalOrder {
 		p := m.principals[name]
-		if p.class == classHandler || p.class == classRole {
+		if p.Class == ClassHandler || p.Class == ClassRole {
 			k.roles = append(k.roles, p)
 		} else {
 			k.witnesses = append(k.witnesses, p)
@@ -71,18 +71,18 @@ func (m *AccessMatrix) askers() *askers {
 // without TLS (plain) and of a key directly (direct), and, for a topic,
 // which endpoints each principal asks.
 type targetAsk struct {
-	candidates    []*principal
+	candidates    []*Principal
 	endpoints     []*endpoint
 	plain, direct bool
-	asks          func(*principal, *endpoint) bool
+	asks          func(*Principal, *endpoint) bool
 }
 
 // planTarget chooses the principals asked of t and returns them with the
 // number of cells they make.
-func (m *AccessMatrix) planTarget(k *askers, t *target) (targetAsk, int) {
-	ta := targetAsk{plain: m.only == nil && m.tlsOnly(t), direct: m.only == nil && t.kind.IsKey() && t.Via != ""}
+func (m *Matrix) planTarget(k *askers, t *Target) (targetAsk, int) {
+	ta := targetAsk{plain: m.only == nil && m.tlsOnly(t), direct: m.only == nil && t.Kind.IsKey() && t.Via != ""}
 	cells := 0
-	exact, pats := m.a.principalsNamedBy(t)
+	exact, pats := principalsNamedBy(t)
 	type standing struct {
 		account string
 		sig     string
@@ -93,10 +93,10 @@ func (m *AccessMatrix) planTarget(k *askers, t *target) (targetAsk, int) {
 	patsKey := strings.Join(pats, "\x00")
 	sigs := k.signatures[patsKey]
 	if sigs == nil {
-		sigs = map[*principal]string{}
+		sigs = map[*Principal]string{}
 		k.signatures[patsKey] = sigs
 	}
-	signature := func(p *principal) string {
+	signature := func(p *Principal) string {
 		if len(pats) == 0 {
 			return ""
 		}
@@ -124,10 +124,10 @@ func (m *AccessMatrix) planTarget(k *askers, t *target) (targetAsk, int) {
 		return acct
 	}
 	// Of each kind of witness, the first of each class's accounts.
-	groups := map[string][]*principal{}
-	var candidates []*principal
+	groups := map[string][]*Principal{}
+	var candidates []*Principal
 	for _, w := range k.witnesses {
-		if accountWitness[w.class] {
+		if accountWitness[w.Class] {
 			g := standsFor(w.Account) + "\x00" + witnessKind(w)
 			groups[g] = append(groups[g], w)
 			if len(groups[g]) > 1 {
@@ -135,7 +135,7 @@ func (m *AccessMatrix) planTarget(k *askers, t *target) (targetAsk, int) {
 			}
 		}
 		candidates = append(candidates, w)
-		if w.Service == "" && w.class != classDeclared {
+		if w.Service == "" && w.Class != ClassDeclared {
 			represented[standing{standsFor(w.Account), signature(w)}] = true
 		}
 	}
@@ -151,22 +151,22 @@ func (m *AccessMatrix) planTarget(k *askers, t *target) (targetAsk, int) {
 	for _, r := range k.roles {
 		// A handler the path needs here is always asked itself: a grant
 		// it lost must fail its own cell, not pass as its witness's.
-		needed := r.class == classHandler && (t.kind == channelpolicy.ResponseQueue || t.kind == channelpolicy.ResponseKey || t.store != "" && k.storeOf[r] == t.store)
+		needed := r.Class == ClassHandler && (t.Kind == channelpolicy.ResponseQueue || t.Kind == channelpolicy.ResponseKey || t.Store != "" && k.storeOf[r] == t.Store)
 		if asked[r] || needed || k.cover.patternReaches(r, t) || !represented[standing{standsFor(r.Account), signature(r)}] {
 			candidates = append(candidates, r)
 		}
 	}
 	ta.candidates = candidates
-	for _, action := range channelpolicy.Catalogue[t.kind] {
+	for _, action := range channelpolicy.Catalogue[t.Kind] {
 		switch {
-		case m.only != nil && !m.only(t.kind, action):
+		case m.only != nil && !m.only(t.Kind, action):
 		case action == "sns:Subscribe":
 			ta.endpoints = m.endpoints(standsFor, candidates)
 			// A subscription names a second resource, its endpoint, of
 			// one account: of each kind of witness, one of the endpoint's
 			// own account and one of another account of its class.
 			subscribers := newSubscriberClasses(groups, standsFor)
-			asked := map[*principal]bool{}
+			asked := map[*Principal]bool{}
 			for _, p := range candidates {
 				asked[p] = true
 			}
@@ -196,9 +196,9 @@ func (m *AccessMatrix) planTarget(k *askers, t *target) (targetAsk, int) {
 }
 
 // askTarget adds every cell of t that ta asks.
-func (m *AccessMatrix) askTarget(t *target, ta targetAsk) {
+func (m *Matrix) askTarget(t *Target, ta targetAsk) {
 	for _, p := range ta.candidates {
-		base := m.a.request(p, "", t)
+		base := m.ctx.Request(p, "", t)
 		plain, direct := base, base
 		if ta.direct {
 			direct = base.Direct()
@@ -208,8 +208,8 @@ func (m *AccessMatrix) askTarget(t *target, ta targetAsk) {
 			plain.Ctx[iameval.KeySecureTransport] = []string{"false"}
 		}
 		onlySubscribes := ta.asks != nil && !ta.asks(p, nil)
-		for _, action := range channelpolicy.Catalogue[t.kind] {
-			if m.only != nil && !m.only(t.kind, action) || onlySubscribes && action != "sns:Subscribe" {
+		for _, action := range channelpolicy.Catalogue[t.Kind] {
+			if m.only != nil && !m.only(t.Kind, action) || onlySubscribes && action != "sns:Subscribe" {
 				continue
 			}
 			q := base
@@ -255,11 +255,11 @@ var plainHTTP = map[channelpolicy.Kind]bool{
 // metadata: they always deny requests without TLS) or whose policy itself
 // names aws:SecureTransport. A hand-rolled store that declares no TLS lock is
 // not asked to have one; one that declares it is held to it whole.
-func (m *AccessMatrix) tlsOnly(t *target) bool {
-	if !plainHTTP[t.kind] {
+func (m *Matrix) tlsOnly(t *Target) bool {
+	if !plainHTTP[t.Kind] {
 		return false
 	}
-	if t.t != nil && t.t.Resources[t.id].Metadata[channelpolicy.KindMetadataKey] != nil {
+	if t.Locked {
 		return true
 	}
 	for _, s := range t.Policy {
@@ -279,9 +279,9 @@ func (m *AccessMatrix) tlsOnly(t *target) bool {
 const plainHTTPLabel = "(plain-http)"
 
 // plainCell is the cell of q asked without TLS: the channel needs it denied.
-func (m *AccessMatrix) plainCell(p *principal, q iameval.Request, t *target) {
+func (m *Matrix) plainCell(p *Principal, q iameval.Request, t *Target) {
 	v := iameval.Evaluate(q)
-	m.Cells = append(m.Cells, Cell{Principal: p.name, Class: p.class, Action: q.Action + plainHTTPLabel, Resource: t.name, Want: Denied, Got: v.Decision, Because: v.Because})
+	m.Cells = append(m.Cells, Cell{Principal: p.Name, Class: p.Class, Action: q.Action + plainHTTPLabel, Resource: t.Name, Want: iameval.Denied, Got: v.Decision, Because: v.Because})
 	m.plain[len(m.Cells)-1] = true
 }
 
@@ -293,13 +293,13 @@ const directKeyLabel = "(direct)"
 // its keys only through SQS and SNS, so a principal the path does not need
 // must be denied; one it needs may be let in directly or not (CDK's grants
 // do, a ViaService condition does not): the operator's choice.
-func (m *AccessMatrix) directCell(p *principal, q iameval.Request, t *target) {
+func (m *Matrix) directCell(p *Principal, q iameval.Request, t *Target) {
 	v := iameval.Evaluate(q)
 	want := m.need(p, q.Action, t, nil)
-	if want == Allowed {
+	if want == iameval.Allowed {
 		want = Either
 	}
-	m.Cells = append(m.Cells, Cell{Principal: p.name, Class: p.class, Action: q.Action + directKeyLabel, Resource: t.name, Want: want, Got: v.Decision, Because: v.Because})
+	m.Cells = append(m.Cells, Cell{Principal: p.Name, Class: p.Class, Action: q.Action + directKeyLabel, Resource: t.Name, Want: want, Got: v.Decision, Because: v.Because})
 	m.direct[len(m.Cells)-1] = true
 }
 
@@ -307,16 +307,16 @@ func (m *AccessMatrix) directCell(p *principal, q iameval.Request, t *target) {
 // asks: of each kind and class of account, the first; of the endpoint's own
 // class, one of the endpoint's account and one of another.
 type subscriberClasses struct {
-	groups    map[string][]*principal // class and kind -> its witnesses in order
+	groups    map[string][]*Principal // class and kind -> its witnesses in order
 	standsFor func(string) string
-	group     map[*principal][]*principal          // each witness's group
-	byAccount map[*principal]map[string]*principal // a group's first -> its first witness of each account
+	group     map[*Principal][]*Principal          // each witness's group
+	byAccount map[*Principal]map[string]*Principal // a group's first -> its first witness of each account
 }
 
-func newSubscriberClasses(groups map[string][]*principal, standsFor func(string) string) *subscriberClasses {
-	s := &subscriberClasses{groups: groups, standsFor: standsFor, group: map[*principal][]*principal{}, byAccount: map[*principal]map[string]*principal{}}
+func newSubscriberClasses(groups map[string][]*Principal, standsFor func(string) string) *subscriberClasses {
+	s := &subscriberClasses{groups: groups, standsFor: standsFor, group: map[*Principal][]*Principal{}, byAccount: map[*Principal]map[string]*Principal{}}
 	for _, g := range groups {
-		first := map[string]*principal{}
+		first := map[string]*Principal{}
 		for _, w := range g {
 			s.group[w] = g
 			if first[w.Account] == nil {
@@ -329,7 +329,7 @@ func newSubscriberClasses(groups map[string][]*principal, standsFor func(string)
 }
 
 // pick is the witnesses of group g that a subscription to e asks.
-func (s *subscriberClasses) pick(g []*principal, e *endpoint) (own, other *principal) {
+func (s *subscriberClasses) pick(g []*Principal, e *endpoint) (own, other *Principal) {
 	if e == nil || e.account == "" || s.standsFor(e.account) != s.standsFor(g[0].Account) {
 		return nil, g[0]
 	}
@@ -343,11 +343,11 @@ func (s *subscriberClasses) pick(g []*principal, e *endpoint) (own, other *princ
 }
 
 // extra are the witnesses a subscription to e asks besides each group's first.
-func (s *subscriberClasses) extra(e *endpoint) []*principal {
-	var out []*principal
+func (s *subscriberClasses) extra(e *endpoint) []*Principal {
+	var out []*Principal
 	for _, k := range cfnmodel.SortedKeys(s.groups) {
 		own, other := s.pick(s.groups[k], e)
-		for _, w := range []*principal{own, other} {
+		for _, w := range []*Principal{own, other} {
 			if w != nil && w != s.groups[k][0] {
 				out = append(out, w)
 			}
@@ -358,7 +358,7 @@ func (s *subscriberClasses) extra(e *endpoint) []*principal {
 
 // asks says whether p is asked of e (of every request but a subscription,
 // when e is nil). Roles and witnesses of no account are asked of all.
-func (s *subscriberClasses) asks(p *principal, e *endpoint) bool {
+func (s *subscriberClasses) asks(p *Principal, e *endpoint) bool {
 	g, ok := s.group[p]
 	if !ok {
 		return true
@@ -369,20 +369,20 @@ func (s *subscriberClasses) asks(p *principal, e *endpoint) bool {
 
 // witnessKind is w's name with its account taken out: other/#,
 // admin/#, pattern/#/erasure-handler-w, service/events.amazonaws.com/#.
-func witnessKind(w *principal) string {
-	parts := strings.Split(w.name, "/")
+func witnessKind(w *Principal) string {
+	parts := strings.Split(w.Name, "/")
 	for i, p := range parts {
 		if p == anyAccountLabel || p == orLabel("") || len(p) == 12 && isDigits(p) {
 			parts[i] = "#"
 		}
 	}
-	return w.class + ":" + strings.Join(parts, "/")
+	return w.Class + ":" + strings.Join(parts, "/")
 }
 
 // accountWitness are the classes of witness that stand for an account:
 // a resource asks those of one account of each class (accountClasses).
-var accountWitness = map[string]bool{classOther: true, classOtherSNS: true, classService: true, classAdmin: true, classPattern: true,
-	classRoot: true, classFederated: true}
+var accountWitness = map[string]bool{ClassOther: true, ClassOtherSNS: true, ClassService: true, ClassAdmin: true, ClassPattern: true,
+	ClassRoot: true, ClassFederated: true}
 
 // lowerActions are the catalogue's actions in lower case, once.
 var lowerActions = func() map[string]string {
@@ -395,13 +395,13 @@ var lowerActions = func() map[string]string {
 	return out
 }()
 
-func (m *AccessMatrix) cell(p *principal, q iameval.Request, t *target, e *endpoint) {
+func (m *Matrix) cell(p *Principal, q iameval.Request, t *Target, e *endpoint) {
 	action, label := q.Action, q.Action
 	if e != nil {
 		label = e.cellLabel
 	}
 	v := iameval.Evaluate(q)
-	c := Cell{Principal: p.name, Class: p.class, Action: label, Resource: t.name, Want: m.need(p, action, t, e), Got: v.Decision, Because: v.Because}
+	c := Cell{Principal: p.Name, Class: p.Class, Action: label, Resource: t.Name, Want: m.need(p, action, t, e), Got: v.Decision, Because: v.Because}
 	m.Cells = append(m.Cells, c)
 	if e != nil {
 		m.endpointOf[len(m.Cells)-1] = e

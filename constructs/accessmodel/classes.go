@@ -1,4 +1,4 @@
-package erasurecheck
+package accessmodel
 
 import (
 	"strings"
@@ -34,7 +34,7 @@ import (
 
 // accountClasses maps each of accounts to the account that stands for its
 // class towards t: the first of the class in accounts' order.
-func (m *AccessMatrix) accountClasses(t *target, accounts []string) map[string]string {
+func (m *Matrix) accountClasses(t *Target, accounts []string) map[string]string {
 	mentions := map[string][]string{}
 	var globs []string
 	site := func(where string, v string) {
@@ -60,7 +60,7 @@ func (m *AccessMatrix) accountClasses(t *target, accounts []string) map[string]s
 			}
 		}
 	}
-	for _, adm := range t.admins {
+	for _, adm := range t.Admins {
 		site("admins", adm)
 	}
 	globs = cfnmodel.UniqueSorted(globs)
@@ -73,8 +73,8 @@ func (m *AccessMatrix) accountClasses(t *target, accounts []string) map[string]s
 		}
 		b.Reset()
 		b.WriteByte(bit(acct == t.Account))
-		b.WriteByte(bit(m.decl.rosterAccounts[acct]))
-		b.WriteByte(bit(m.a.organisation().inOrganisation(acct)))
+		b.WriteByte(bit(m.decl.RosterAccounts[acct]))
+		b.WriteByte(bit(m.ctx.Organisation.InOrganisation(acct)))
 		b.WriteByte(bit(acct == ""))
 		for _, g := range globs {
 			b.WriteByte(bit(iameval.GlobMatch(g, acct)))
