@@ -5,6 +5,7 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 
+	"github.com/linn-cloud/erasure-channel/constructs/constructrule"
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 )
 
@@ -15,7 +16,39 @@ type validation struct{ lines []string }
 
 // problemsValidation is the validation of problems.
 func problemsValidation(problems problem.List) *validation {
+	problems.Name(channelRule)
 	return &validation{lines: problems.Refusals()}
+}
+
+// channelRule names the rule a problem of ErasureChannel's or
+// ErasureLedger's props breaks, by the prop at fault, with its fix
+// (constructrule): the same id the check's catalogue lists.
+func channelRule(p problem.Problem) (string, string) {
+	channel, ledger := problem.Root("ErasureChannel"), problem.Root("ErasureLedger")
+	at := func(q problem.Path) bool { return p.Path.String() == q.String() || p.Path.Under(q) }
+	under := func(root problem.Path, fields ...string) bool {
+		for _, f := range fields {
+			if at(root.Child(f)) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case under(channel, "stores", "storeAccounts"):
+		return constructrule.RuleChannelRoster, constructrule.FixChannelRoster
+	case under(channel, "organizationId"):
+		return constructrule.RuleChannelOrganisation, constructrule.FixChannelOrganisation
+	case under(channel, "publishers", "responseReaders", "administrators"):
+		return constructrule.RuleChannelPrincipals, constructrule.FixChannelPrincipals
+	case under(ledger, "channel"):
+		return constructrule.RuleLedgerRolesDeclared, constructrule.FixLedgerRolesDeclared
+	case under(ledger, "roleIds", "lingeringDays"):
+		return constructrule.RuleLedgerRosterOnly, constructrule.FixLedgerRosterOnly
+	case at(ledger):
+		return constructrule.RuleLedgerGiven, constructrule.FixLedgerGiven
+	}
+	return "", ""
 }
 
 // Validate implements constructs.IValidation.

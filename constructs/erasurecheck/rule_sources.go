@@ -5,9 +5,9 @@ package erasurecheck
 // ruleSources are, by rule name, the functions that report each rule and
 // the test that holds it to its fixtures (docs/check-rules.md).
 var ruleSources = map[string]Implementation{
-	"AccessJudgeable":               {Functions: []string{"AccessMatrix.findingsOf (access_matrix.go)"}, Fixture: "test/rule_fixtures_test.go (the example app)", File: "access_matrix.go"},
-	"AccessNeededAllowed":           {Functions: []string{"AccessMatrix.findingsOf (access_matrix.go)"}, Fixture: "test/rule_fixtures_test.go (the example app)", File: "access_matrix.go"},
-	"AccessOthersDenied":            {Functions: []string{"AccessMatrix.findingsOf (access_matrix.go)"}, Fixture: "test/rule_fixtures_test.go (the example app)", File: "access_matrix.go"},
+	"AccessJudgeable":               {Functions: []string{"failingFindings (access_findings.go)"}, Fixture: "test/rule_fixtures_test.go (the example app)", File: "access_findings.go"},
+	"AccessNeededAllowed":           {Functions: []string{"failingFindings (access_findings.go)"}, Fixture: "test/rule_fixtures_test.go (the example app)", File: "access_findings.go"},
+	"AccessOthersDenied":            {Functions: []string{"failingFindings (access_findings.go)"}, Fixture: "test/rule_fixtures_test.go (the example app)", File: "access_findings.go"},
 	"AcknowledgementMatches":        {Functions: []string{"acknowledge (acknowledge.go)", "staleFinding (acknowledge.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "acknowledge.go"},
 	"AnswersOnResponseQueue":        {Functions: []string{"assembly.checkHandlerEnvironment (wiring.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "wiring.go"},
 	"BatchSizeLimit":                {Functions: []string{"addTiming via timingRules (rules_timing.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_timing.go"},
@@ -27,7 +27,10 @@ var ruleSources = map[string]Implementation{
 	"BucketNotUnderTopicKey":        {Functions: []string{"assembly.checkSharedKeys (bucket_copies.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "bucket_copies.go"},
 	"BucketObjectLockOff":           {Functions: []string{"bitmapFamily.check via bucketRules (rules_bitmap.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_bitmap.go"},
 	"BucketVersioned":               {Functions: []string{"bitmapFamily.check via bucketRules (rules_bitmap.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_bitmap.go"},
+	"ChannelOrganisation":           {Functions: []string{"erasure.channelRule (constructs/erasure/validation.go)"}, Fixture: "constructs/erasure/refusal_rules_test.go (channelRefusals)", File: "rules_construct.go"},
+	"ChannelPrincipals":             {Functions: []string{"erasure.channelRule (constructs/erasure/validation.go)"}, Fixture: "constructs/erasure/refusal_rules_test.go (channelRefusals)", File: "rules_construct.go"},
 	"ChannelRolePaths":              {Functions: []string{"assembly.checkRolePaths (store_path.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "store_path.go"},
+	"ChannelRoster":                 {Functions: []string{"erasure.channelRule (constructs/erasure/validation.go)"}, Fixture: "constructs/erasure/refusal_rules_test.go (channelRefusals)", File: "rules_construct.go"},
 	"CustomerManagedQueueKey":       {Functions: []string{"assembly.checkQueueKey (rules_delivery.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_delivery.go"},
 	"DeadLetterQueue":               {Functions: []string{"queueFamily.check (rules_queue.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_queue.go"},
 	"DeadLetterRetention":           {Functions: []string{"queueFamily.check (rules_queue.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_queue.go"},
@@ -50,6 +53,9 @@ var ruleSources = map[string]Implementation{
 	"HandlerRuns":                   {Functions: []string{"handlerFamily.check (rules_handler.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_handler.go"},
 	"HandlerTimeoutCap":             {Functions: []string{"addTiming via timingRules (rules_timing.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_timing.go"},
 	"InlineSubscription":            {Functions: []string{"assembly.checkInlineSubscriptions (rules_subscription.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_subscription.go"},
+	"LedgerGiven":                   {Functions: []string{"erasure.channelRule (constructs/erasure/validation.go)"}, Fixture: "constructs/erasure/refusal_rules_test.go (channelRefusals)", File: "rules_construct.go"},
+	"LedgerRolesDeclared":           {Functions: []string{"erasure.channelRule (constructs/erasure/validation.go)"}, Fixture: "constructs/erasure/refusal_rules_test.go (channelRefusals)", File: "rules_construct.go"},
+	"LedgerRosterOnly":              {Functions: []string{"erasure.channelRule (constructs/erasure/validation.go)"}, Fixture: "constructs/erasure/refusal_rules_test.go (channelRefusals)", File: "rules_construct.go"},
 	"LookupRoleMayReadHandlerRole":  {Functions: []string{"assembly.checkRolePaths (store_path.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "store_path.go"},
 	"MaxReceiveCountCap":            {Functions: []string{"addTiming via timingRules (rules_timing.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_timing.go"},
 	"NoTemplateTransform":           {Functions: []string{"assembly.checkTransforms (rules_app.go)"}, Fixture: "constructs/erasurecheck/rules_test.go (ruleFixtures)", File: "rules_app.go"},

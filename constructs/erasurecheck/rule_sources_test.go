@@ -143,10 +143,27 @@ func ruleSourcesFile(dir string) ([]byte, error) {
 	for _, f := range planPkgs["plan"].Files {
 		planFiles = append(planFiles, f)
 	}
+	// ErasureChannel's and ErasureLedger's rules are named by the construct
+	// package itself (constructs/erasure).
+	erasurePkgs, err := parser.ParseDir(fset, filepath.Join(dir, "..", "erasure"), func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		return nil, err
+	}
+	var erasureFiles []*ast.File
+	for _, f := range erasurePkgs["erasure"].Files {
+		erasureFiles = append(erasureFiles, f)
+	}
+	byChannel := map[string]bool{} // rule name -> named by the channel's or the ledger's construct
 	for name, c := range idConst {
 		eachFunc(fset, planFiles, func(file, fn string, body *ast.BlockStmt) {
 			if mentions(body, c) {
 				note(name, "plan."+fn+" (constructs/erasure/plan/"+file+")")
+			}
+		})
+		eachFunc(fset, erasureFiles, func(file, fn string, body *ast.BlockStmt) {
+			if mentions(body, c) {
+				note(name, "erasure."+fn+" (constructs/erasure/"+file+")")
+				byChannel[name] = true
 			}
 		})
 	}
@@ -170,6 +187,8 @@ func ruleSourcesFile(dir string) ([]byte, error) {
 		}
 		fixture := ""
 		switch {
+		case byChannel[name]:
+			fixture = "constructs/erasure/refusal_rules_test.go (channelRefusals)"
 		case construct[name]:
 			fixture = "test/construct_rules_test.go (the refusal spec, test/testdata/subscriber-refusals.json)"
 		case fixtures[r.ID]:

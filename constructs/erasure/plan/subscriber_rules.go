@@ -1,7 +1,7 @@
 package plan
 
 import (
-	"github.com/linn-cloud/erasure-channel/constructs/subscriberrule"
+	"github.com/linn-cloud/erasure-channel/constructs/constructrule"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
 )
@@ -16,16 +16,16 @@ func subscriberRule(root problem.Path) func(problem.Problem) (string, string) {
 		field := p.Path.Field()
 		switch {
 		case p.Path.Under(handler) && field == "role":
-			return subscriberrule.RuleHandlerRoleBuilt, subscriberrule.FixHandlerRoleBuilt
+			return constructrule.RuleHandlerRoleBuilt, constructrule.FixHandlerRoleBuilt
 		case p.Path.Under(handler) && field == "timeout" && p.Type == problem.UnresolvedToken:
 			// The check names a function's timeout only deploy knows so too.
 			return timing.RuleTimingValueKnownAtSynth, "Give the handler function a literal timeout in whole seconds, or leave it out."
 		case p.Path.Under(handler) && field == "timeout":
 			return timing.RuleHandlerTimeoutCap, "Give the handler function a timeout in whole seconds."
 		case p.Path.Under(root.Child("handlerProps")):
-			return subscriberrule.RuleOneHandler, "Remove handlerProps.timeout and set handlerTimeout: the construct gives it to the function."
+			return constructrule.RuleOneHandler, "Remove handlerProps.timeout and set handlerTimeout: the construct gives it to the function."
 		case field == "handlerTimeout" && p.Type == problem.NotDerived:
-			return subscriberrule.RuleOneHandler, "Set handlerTimeout to the handler function's timeout, or leave handlerTimeout out."
+			return constructrule.RuleOneHandler, "Set handlerTimeout to the handler function's timeout, or leave handlerTimeout out."
 		}
 		if id := timing.RuleOf(p); id != "" {
 			switch p.Type {
@@ -38,13 +38,13 @@ func subscriberRule(root problem.Path) func(problem.Problem) (string, string) {
 		}
 		switch field {
 		case "name":
-			return subscriberrule.RuleSubscriberName, subscriberrule.FixSubscriberName
+			return constructrule.RuleSubscriberName, constructrule.FixSubscriberName
 		case "topic":
-			return subscriberrule.RuleErasureTopicGiven, subscriberrule.FixErasureTopicGiven
+			return constructrule.RuleErasureTopicGiven, constructrule.FixErasureTopicGiven
 		case "responseQueue":
-			return subscriberrule.RuleResponseQueueOK, subscriberrule.FixResponseQueueOK
+			return constructrule.RuleResponseQueueOK, constructrule.FixResponseQueueOK
 		case "handler":
-			return subscriberrule.RuleOneHandler, subscriberrule.FixOneHandler
+			return constructrule.RuleOneHandler, constructrule.FixOneHandler
 		}
 		return "", ""
 	}

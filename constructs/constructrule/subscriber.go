@@ -1,12 +1,13 @@
-// Package subscriberrule names the rules of ErasureSubscriber's own props,
-// which no template shows, so the construct alone applies them
-// (constructs/erasure/plan) and the app-wide check's catalogue lists them
+// Package constructrule names the rules of the constructs' own props
+// (ErasureSubscriber's, ErasureChannel's, ErasureLedger's), which no
+// template shows, so the constructs alone apply them (constructs/erasure and
+// its plan) and the app-wide check's catalogue lists them
 // (constructs/erasurecheck/rules_construct.go, docs/check-rules.md): one
 // declaration below both, as contract/timing and constructs/bucketrule hold
 // the rules the construct and the check both apply. It imports nothing.
-package subscriberrule
+package constructrule
 
-// The rules' ids.
+// The subscriber's rules' ids.
 const (
 	RuleSubscriberName    = "EC021"
 	RuleErasureTopicGiven = "EC022"
