@@ -189,41 +189,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		ch.admitAccounts("StoreAccounts", principals)
 	}
 
-	// The channel's alarms, and their suppressions.
-	alarm := func(id, description string, metric awscloudwatch.IMetric, threshold float64, compare awscloudwatch.ComparisonOperator) awscloudwatch.Alarm {
-		return awscloudwatch.NewAlarm(this, jsii.String(id), &awscloudwatch.AlarmProps{
-			AlarmDescription: jsii.String(description), Metric: metric, Threshold: jsii.Number(threshold), EvaluationPeriods: jsii.Number(1),
-			ComparisonOperator: compare, TreatMissingData: awscloudwatch.TreatMissingData_NOT_BREACHING,
-		})
-	}
-	queueMetric := &awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(plan.QueueAlarmMinutes)), Statistic: jsii.String(plan.QueueAlarmStatistic)}
-	atLeastOnce := awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD
-	ch.ResponseDeadLetterAlarm = alarm("ResponseDeadLetterAlarm", "Store answers reached the response dead-letter queue: the account service failed to process them.",
-		ch.ResponseDeadLetterQueue.MetricApproximateNumberOfMessagesVisible(queueMetric), 1, atLeastOnce)
-	ch.OldestResponseAlarm = alarm("OldestResponseAlarm",
-		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds),
-		ch.ResponseQueue.MetricApproximateAgeOfOldestMessage(queueMetric), float64(c.ExpiryPeriodSeconds), awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD)
-	ch.RefusedAnswersAlarm = alarm("RefusedAnswersAlarm",
-		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
-		readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, nil), 1, atLeastOnce)
-	ch.ConflictingAnswersAlarm = alarm("ConflictingAnswersAlarm",
-		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
-		readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, nil), 1, atLeastOnce)
-	ch.LedgerRefusedAnswersAlarm = alarm("LedgerRefusedAnswersAlarm",
-		"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
-		ledgerRefusals(), 1, atLeastOnce)
-	ch.ExhaustedRebroadcastsAlarm = alarm("ExhaustedRebroadcastsAlarm",
-		fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
-		readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil), 1, atLeastOnce)
-	ch.OverdueRequestsAlarm = alarm("OverdueRequestsAlarm",
-		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
-		readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil), 1, atLeastOnce)
-	ch.ReceiptLogRefusedAlarm = alarm("ReceiptLogRefusedAlarm",
-		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
-		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil), 1, atLeastOnce)
-	ch.ReceiptLogRolledBackAlarm = alarm("ReceiptLogRolledBackAlarm",
-		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
-		readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil), 1, atLeastOnce)
+	ch.newAlarms(this, c)
 	suppress(map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": plan.ReasonAlarmAction},
 		ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm, ch.LedgerRefusedAnswersAlarm,
 		ch.ExhaustedRebroadcastsAlarm, ch.OverdueRequestsAlarm, ch.ReceiptLogRefusedAlarm, ch.ReceiptLogRolledBackAlarm)
@@ -603,3 +569,57 @@ func (ch *ErasureChannel) GrantConsumeResponses(grantee awsiam.IGrantable) awsia
 }
 
 func isAccountID(s string) bool { return contract.IsAWSAccountID(s) }
+
+// newAlarms hands the channel's alarms to the applier in one design: each on
+// its metric (a queue's, the response reader's or the ledger's), one
+// evaluation period, missing data not breaching.
+func (ch *ErasureChannel) newAlarms(this constructs.Construct, c contract.Constants) {
+	const responseQueue, responseDLQ plan.Name = "responseQueue", "responseDeadLetterQueue"
+	d := plan.NewDesign()
+	objects := map[plan.Name]any{plan.NameThis: this, responseQueue: ch.ResponseQueue, responseDLQ: ch.ResponseDeadLetterQueue}
+	queueMetric := func(q plan.Name, m plan.QueueMetricName) *plan.QueueMetric {
+		return &plan.QueueMetric{Queue: q, Metric: m, Statistic: plan.QueueAlarmStatistic, PeriodMinutes: plan.QueueAlarmMinutes}
+	}
+	add := func(id, description string, onQueue *plan.QueueMetric, metric awscloudwatch.IMetric, threshold float64, compare plan.Comparison) {
+		a := plan.Alarm{Scope: plan.NameThis, ID: id, Description: description, QueueMetric: onQueue, Threshold: threshold, Comparison: compare, As: plan.Name(id)}
+		if metric != nil {
+			a.Metric = plan.Name(id + "Metric")
+			objects[a.Metric] = metric
+		}
+		d.Alarms = append(d.Alarms, a)
+	}
+	atLeastOnce := plan.GreaterThanOrEqual
+	add("ResponseDeadLetterAlarm", "Store answers reached the response dead-letter queue: the account service failed to process them.",
+		queueMetric(responseDLQ, plan.MessagesVisible), nil, 1, atLeastOnce)
+	add("OldestResponseAlarm",
+		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds),
+		queueMetric(responseQueue, plan.AgeOfOldestMessage), nil, float64(c.ExpiryPeriodSeconds), plan.GreaterThan)
+	add("RefusedAnswersAlarm",
+		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
+		nil, readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, nil), 1, atLeastOnce)
+	add("ConflictingAnswersAlarm",
+		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
+		nil, readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, nil), 1, atLeastOnce)
+	add("LedgerRefusedAnswersAlarm",
+		"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
+		nil, ledgerRefusals(), 1, atLeastOnce)
+	add("ExhaustedRebroadcastsAlarm",
+		fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
+		nil, readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil), 1, atLeastOnce)
+	add("OverdueRequestsAlarm",
+		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
+		nil, readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil), 1, atLeastOnce)
+	add("ReceiptLogRefusedAlarm",
+		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
+		nil, readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil), 1, atLeastOnce)
+	add("ReceiptLogRolledBackAlarm",
+		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
+		nil, readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil), 1, atLeastOnce)
+	made, _ := applyDesign(d, objects)
+	alarm := func(id string) awscloudwatch.Alarm { return made[plan.Name(id)].(awscloudwatch.Alarm) }
+	ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm = alarm("ResponseDeadLetterAlarm"), alarm("OldestResponseAlarm")
+	ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm = alarm("RefusedAnswersAlarm"), alarm("ConflictingAnswersAlarm")
+	ch.LedgerRefusedAnswersAlarm, ch.ExhaustedRebroadcastsAlarm = alarm("LedgerRefusedAnswersAlarm"), alarm("ExhaustedRebroadcastsAlarm")
+	ch.OverdueRequestsAlarm = alarm("OverdueRequestsAlarm")
+	ch.ReceiptLogRefusedAlarm, ch.ReceiptLogRolledBackAlarm = alarm("ReceiptLogRefusedAlarm"), alarm("ReceiptLogRolledBackAlarm")
+}

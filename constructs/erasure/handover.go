@@ -21,7 +21,11 @@ import (
 // does for the TypeScript construct. A store costs two hand-overs instead of
 // a round trip for every call and field (TestJsiiCallsPerStore). The
 // constructs built once per app (ErasureChannel, ErasureLedger,
-// BitmapStoreBucket, ErasureDashboard) use aws-cdk-go directly.
+// BitmapStoreBucket) hand the same applier their entries of the design's
+// types (keys, queue pairs, locks, alarms, cdk-nag suppressions: newKey,
+// buildPair, applyLocks, newAlarms, suppressRules), so each design type has
+// one applier; what no design type describes (the topic, the ledger's
+// table and functions, the dashboard) they build with aws-cdk-go directly.
 //
 // handover/ is a jsii package: .jsii and index.js are the jsii compiler's
 // output of index.ts (TestHandoverIsTheJsiiCompilersOutput); apply.js is
