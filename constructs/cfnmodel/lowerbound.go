@@ -38,7 +38,7 @@ func (a *Assembly) LowerBound(t *Template, v any) any {
 			}
 			for k := range x {
 				if k == "Ref" || strings.HasPrefix(k, "Fn::") {
-					if s := a.Ident(t, x); !strings.HasPrefix(s, "res:") {
+					if s := a.Ident(t, x); !IsResourceIdent(s) {
 						return s
 					}
 					return ""

@@ -108,6 +108,8 @@ type Assembly struct {
 	attached  map[string][]Attachment      // AttachedTo's index, rebuilt after every resolveAll
 	aliases   map[string]*aliasIndex       // ByAlias's index, by type
 	aliasesOf int                          // how many templates aliases indexes
+	byPath    map[string]*Template         // templateAt's index
+	byPathOf  int                          // how many templates byPath indexes
 }
 
 type exported struct {

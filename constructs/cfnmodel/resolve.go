@@ -173,7 +173,7 @@ func (a *Assembly) findInMap(t *Template, args []any, depth int) (any, bool) {
 	var keys [3]string
 	for i := range keys {
 		keys[i] = a.identAt(t, a.resolve(t, args[i], depth+1), depth+1, false)
-		if keys[i] == "" || strings.HasPrefix(keys[i], "res:") {
+		if keys[i] == "" || IsResourceIdent(keys[i]) {
 			return nil, false
 		}
 	}
@@ -190,7 +190,7 @@ func (a *Assembly) split(t *Template, args []any, depth int) ([]any, bool) {
 	}
 	sep, _ := args[0].(string)
 	src := a.identAt(t, a.resolve(t, args[1], depth+1), depth+1, false)
-	if sep == "" || src == "" || strings.HasPrefix(src, "res:") {
+	if sep == "" || src == "" || IsResourceIdent(src) {
 		return nil, false
 	}
 	var out []any

@@ -197,7 +197,7 @@ func (a *Assembly) conditionValue(t *Template, v any, depth int) (value, known b
 				return false, false
 			}
 			l, r := a.identAt(t, args[0], depth, false), a.identAt(t, args[1], depth, false)
-			if l == "" && args[0] != "" || r == "" && args[1] != "" || strings.HasPrefix(l, "res:") || strings.HasPrefix(r, "res:") {
+			if l == "" && args[0] != "" || r == "" && args[1] != "" || IsResourceIdent(l) || IsResourceIdent(r) {
 				return false, false
 			}
 			return l == r, true
@@ -305,12 +305,24 @@ func (a *Assembly) subIdent(t *Template, sub any, depth int, wild bool) string {
 	return strings.ReplaceAll(out, "${!", "${")
 }
 
-func ResIdent(t *Template, id string) string { return "res:" + t.Path + "#" + id }
+// identPrefix starts the text of a resource's identity: ResIdent writes it,
+// IsResourceIdent and ResourceOf read it, and nothing else spells it.
+const identPrefix = "res:"
+
+// ResIdent is the identity of resource id of t as values carry it (a
+// reference rendered, an alias a policy is matched against):
+// "res:<template path>#<logical id>".
+func ResIdent(t *Template, id string) string { return identPrefix + t.Path + "#" + id }
+
+// IsResourceIdent says whether s is a resource's identity (ResIdent), not
+// a name, ARN or URL.
+func IsResourceIdent(s string) bool { return strings.HasPrefix(s, identPrefix) }
 
 // ResourceOf returns the template and logical id an identity names, if it
-// names a resource of the assembly.
+// names a resource of the assembly (the template found by its path through
+// an index, not a scan).
 func (a *Assembly) ResourceOf(ident string) (*Template, string, bool) {
-	rest, ok := strings.CutPrefix(ident, "res:")
+	rest, ok := strings.CutPrefix(ident, identPrefix)
 	if !ok {
 		return nil, "", false
 	}
@@ -318,13 +330,26 @@ func (a *Assembly) ResourceOf(ident string) (*Template, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
-	for _, t := range a.Templates {
-		if t.Path == file {
-			_, found := t.Resources[id]
-			return t, id, found
+	t := a.templateAt(file)
+	if t == nil {
+		return nil, "", false
+	}
+	_, found := t.Resources[id]
+	return t, id, found
+}
+
+// templateAt is the first template read from path, nil when none; its
+// index is rebuilt when templates were added.
+func (a *Assembly) templateAt(path string) *Template {
+	if a.byPath == nil || a.byPathOf != len(a.Templates) {
+		a.byPath, a.byPathOf = make(map[string]*Template, len(a.Templates)), len(a.Templates)
+		for _, t := range a.Templates {
+			if _, seen := a.byPath[t.Path]; !seen {
+				a.byPath[t.Path] = t
+			}
 		}
 	}
-	return nil, "", false
+	return a.byPath[path]
 }
 
 // Aliases are every identity a resource is known by: its reference, and the
@@ -682,7 +707,7 @@ func (a *Assembly) PhysicalName(rt *Template, id string) string {
 		return ""
 	}
 	n := a.Ident(rt, r.Properties[prop])
-	if strings.HasPrefix(n, "res:") {
+	if IsResourceIdent(n) {
 		return ""
 	}
 	return n
@@ -760,7 +785,7 @@ func (a *Assembly) ResourceNamed(t *Template, v any, typ string) (*Template, str
 		if rt, id, ok := a.ByAlias(SQSURLToARN(s), typ); ok {
 			return rt, id, true
 		}
-		if physicalNameProp[typ] == "" || strings.HasPrefix(s, "res:") {
+		if physicalNameProp[typ] == "" || IsResourceIdent(s) {
 			continue
 		}
 		for _, rt := range a.Templates { // by its name, in the same account
@@ -810,7 +835,7 @@ func (a *Assembly) AttachedTo(t *Template, id string) []Attachment {
 					v := pt.Resources[pid].Properties[prop]
 					keys := map[string]bool{}
 					for _, s := range a.Targets(pt, v) {
-						if strings.HasPrefix(s, "res:") {
+						if IsResourceIdent(s) {
 							keys[s] = true
 						} else {
 							keys[nameKey(pt.Account, s)] = true

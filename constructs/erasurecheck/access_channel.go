@@ -393,7 +393,7 @@ func (a *assembly) policiesNaming(t *template, id string, types []string, listPr
 			for _, s := range a.Targets(t, v) {
 				rt, rid, ok := a.ResourceOf(s)
 				switch {
-				case !ok && strings.HasPrefix(s, "res:"):
+				case !ok && cfnmodel.IsResourceIdent(s):
 					// a reference to nothing the templates hold: it names no target
 				case !ok:
 					loose = true

@@ -70,11 +70,11 @@ func (r topicRefs) names(a *assembly, t *template, v any) bool {
 		return slices.Contains(r.idents, id)
 	}
 	pattern := a.IdentPattern(t, v)
-	if !strings.Contains(pattern, "*") || strings.HasPrefix(pattern, "res:") {
+	if !strings.Contains(pattern, "*") || cfnmodel.IsResourceIdent(pattern) {
 		return false
 	}
 	for _, id := range r.idents {
-		if !strings.HasPrefix(id, "res:") && iameval.GlobMatch(pattern, id) {
+		if !cfnmodel.IsResourceIdent(id) && iameval.GlobMatch(pattern, id) {
 			return true
 		}
 	}
@@ -279,7 +279,7 @@ func describePrincipal(p string) string {
 	switch {
 	case p == "*":
 		return "every principal (*)"
-	case strings.HasPrefix(p, "res:"):
+	case cfnmodel.IsResourceIdent(p):
 		return "a principal of this app"
 	}
 	return p
@@ -337,7 +337,7 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, ft *template, fnID st
 			continue
 		}
 		value := a.Ident(t, v)
-		if value == "" || strings.HasPrefix(value, "res:") || strings.Contains(value, "${") {
+		if value == "" || cfnmodel.IsResourceIdent(value) || strings.Contains(value, "${") {
 			continue // a reference or a value only deploy knows: judged by what it names
 		}
 		p := contract.HandlerVariableProblem(name, value, c)
@@ -352,10 +352,10 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, ft *template, fnID st
 		switch {
 		case x == "":
 			f.add(rulePassTwoQueueUnresolved, fnID, s.Path.Child("environment").Child(contract.EnvQueueURL), props("Environment", "Variables", contract.EnvQueueURL), "function %s takes its own queue's URL from a value only deploy knows (a parameter from SSM, another app's export): the check cannot tell it is the queue the event source reads; give a reference to the queue", fnID)
-		case strings.HasPrefix(x, "res:") && x != own[0]:
+		case cfnmodel.IsResourceIdent(x) && x != own[0]:
 			_, id, _ := a.ResourceOf(x)
 			f.add(rulePassTwoOwnQueue, fnID, s.Path.Child("environment").Child(contract.EnvQueueURL), props("Environment", "Variables", contract.EnvQueueURL), "function %s sends pass two to %s, not the queue its event source reads: pass two never runs and no ERASE completes; name the store's own queue", fnID, id)
-		case !strings.HasPrefix(x, "res:") && !iameval.CoversAny(cfnmodel.SQSURLToARN(x), own[1:]):
+		case !cfnmodel.IsResourceIdent(x) && !iameval.CoversAny(cfnmodel.SQSURLToARN(x), own[1:]):
 			if len(own) > 1 { // the queue has a name: the URL names another queue
 				f.add(rulePassTwoOwnQueue, fnID, s.Path.Child("environment").Child(contract.EnvQueueURL), props("Environment", "Variables", contract.EnvQueueURL), "function %s sends pass two to a queue that is not the one its event source reads: pass two never runs and no ERASE completes; name the store's own queue", fnID)
 			} else {
