@@ -4,8 +4,10 @@
 // kernel/apply.js, the applier the Go constructs hand the same designs to
 // (constructs/erasure/handover/apply.js), with its declarations
 // (kernel/apply.d.ts, emitted by tsc from its JSDoc types) and the design's
-// types (kernel/design.d.ts, handover/design.ts, generated from the Go
-// types), so that lib/plan.ts is compiled against the applier itself. All
+// types (kernel/design.d.ts, from handover/design.ts, generated from the Go
+// types), each with a declaration map back to its source, so that
+// lib/plan.ts is compiled against the applier itself and an editor follows
+// it there. All
 // are build output: never committed. Needs Go 1.26 on the PATH. The tag erasureplan
 // leaves the contract's reference schema validator out (contract/schemacheck.go).
 import { execFileSync } from 'node:child_process'
@@ -25,11 +27,14 @@ execFileSync('go', ['build', '-tags', 'erasureplan', '-buildmode=c-shared', '-tr
 const handover = join(repo, 'constructs', 'erasure', 'handover')
 rmSync(join(pkg, 'kernel', 'handover.js'), { force: true })
 copyFileSync(join(handover, 'apply.js'), join(pkg, 'kernel', 'apply.js'))
-copyFileSync(join(handover, 'design.ts'), join(pkg, 'kernel', 'design.d.ts'))
-execFileSync(process.execPath, [join(pkg, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(handover, 'tsconfig.json'),
-  '--noEmit', 'false', '--declaration', '--emitDeclarationOnly', '--outDir', join(pkg, 'kernel', 'types')], { stdio: 'inherit' })
-copyFileSync(join(pkg, 'kernel', 'types', 'apply.d.ts'), join(pkg, 'kernel', 'apply.d.ts'))
+// The declarations of the applier and the design's types, with their
+// declaration maps (kernel/*.d.ts.map): an editor's "go to definition" from
+// lib/ lands in the source, handover/apply.js and handover/design.ts, not in
+// these copies. (jsii compiles lib/ alone, rootDir lib: the package cannot
+// import the source itself.)
 rmSync(join(pkg, 'kernel', 'types'), { recursive: true, force: true })
+execFileSync(process.execPath, [join(pkg, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(handover, 'tsconfig.json'),
+  '--noEmit', 'false', '--declaration', '--declarationMap', '--emitDeclarationOnly', '--outDir', join(pkg, 'kernel')], { stdio: 'inherit' })
 // kernel/check.wasm: the app-wide check (cmd/erasure-check, the Go code of
 // erasurectl check) as a WASI command, for ErasureCheck and erasure-check.
 execFileSync('go', ['build', '-tags', 'erasureplan', '-trimpath', '-ldflags=-s -w', '-o', join(pkg, 'kernel', 'check.wasm'), './cmd/erasure-check'], {
