@@ -82,12 +82,12 @@ func applyDesign(d plan.Design, objects map[plan.Name]any) (map[plan.Name]any, p
 	if err != nil {
 		panic(fmt.Errorf("erasure: writing a design: %w", err)) // typed data: cannot fail
 	}
-	held := make(map[string]any, len(objects))
+	byName := make(map[string]any, len(objects))
 	for n, o := range objects {
-		held[string(n)] = o
+		byName[string(n)] = o
 	}
 	var result map[string]any
-	runtime.StaticInvoke(handoverFQN, "apply", []any{string(text), held}, &result)
+	runtime.StaticInvoke(handoverFQN, "apply", []any{string(text), byName}, &result)
 	var answer plan.Answer
 	raw, ok := result["answer"].(string)
 	if !ok || json.Unmarshal([]byte(raw), &answer) != nil {

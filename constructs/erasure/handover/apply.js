@@ -22,7 +22,7 @@
 /** @typedef {import('./design').Metric} Metric */
 /** @typedef {import('./design').RoleFacts} RoleFacts */
 /** @typedef {import('./design').QueueAttributes} QueueAttributes */
-/** @typedef {Map<Name, unknown>} Held the objects the applier holds, by name */
+/** @typedef {Map<Name, unknown>} ByName the objects the applier holds (the caller's and those it made), by name */
 
 /** @type {import('./design').DesignVersion} */
 const VERSION = 1;
@@ -54,39 +54,39 @@ const RESTRICT_SQS_DECRYPTION = '@aws-cdk/aws-sns-subscriptions:restrictSqsDescr
 class HandoverError extends Error {}
 
 /**
- * What held holds as name, if it is a cls.
+ * What byName holds as name, if it is a cls.
  * @template T
- * @param {Held} held @param {Name} name @param {abstract new (...args: any[]) => T} cls @param {string} what
+ * @param {ByName} byName @param {Name} name @param {abstract new (...args: any[]) => T} cls @param {string} what
  * @returns {T}
  */
-function need(held, name, cls, what) {
-  const o = held.get(name);
+function need(byName, name, cls, what) {
+  const o = byName.get(name);
   if (!(o instanceof cls)) throw new HandoverError(`handover: "${name}" is not ${what}`);
   return o;
 }
 
-/** @param {Held} held @param {Name} name @returns {import('constructs').Construct} */
-function scopeOf(held, name) { return need(held, name, constructs().Construct, 'a construct'); }
+/** @param {ByName} byName @param {Name} name @returns {import('constructs').Construct} */
+function scopeOf(byName, name) { return need(byName, name, constructs().Construct, 'a construct'); }
 
-/** @param {Held} held @param {Name} name @returns {import('aws-cdk-lib/aws-sqs').QueueBase} */
-function queueOf(held, name) { return need(held, name, sqs().QueueBase, 'a queue'); }
+/** @param {ByName} byName @param {Name} name @returns {import('aws-cdk-lib/aws-sqs').QueueBase} */
+function queueOf(byName, name) { return need(byName, name, sqs().QueueBase, 'a queue'); }
 
-/** @param {Held} held @param {Name} name @returns {import('aws-cdk-lib/aws-lambda').FunctionBase} */
-function functionOf(held, name) { return need(held, name, lambda().FunctionBase, 'a function'); }
+/** @param {ByName} byName @param {Name} name @returns {import('aws-cdk-lib/aws-lambda').FunctionBase} */
+function functionOf(byName, name) { return need(byName, name, lambda().FunctionBase, 'a function'); }
 
-/** @param {Held} held @param {Name} name @returns {import('aws-cdk-lib/aws-iam').IGrantable} */
-function grantableOf(held, name) {
-  const o = held.get(name);
+/** @param {ByName} byName @param {Name} name @returns {import('aws-cdk-lib/aws-iam').IGrantable} */
+function grantableOf(byName, name) {
+  const o = byName.get(name);
   if (o === null || typeof o !== 'object' || !('grantPrincipal' in o)) throw new HandoverError(`handover: "${name}" cannot be granted anything`);
   return /** @type {import('aws-cdk-lib/aws-iam').IGrantable} */ (o);
 }
 
 /**
  * A key as the response queue holds it (imported keys are no exported class).
- * @param {Held} held @param {Name} name @returns {import('aws-cdk-lib/aws-kms').IKey}
+ * @param {ByName} byName @param {Name} name @returns {import('aws-cdk-lib/aws-kms').IKey}
  */
-function keyOf(held, name) {
-  const o = held.get(name);
+function keyOf(byName, name) {
+  const o = byName.get(name);
   if (o instanceof kms().Key) return o;
   if (o !== null && typeof o === 'object' && 'keyArn' in o && 'grant' in o && 'addToResourcePolicy' in o) {
     return /** @type {import('aws-cdk-lib/aws-kms').IKey} */ (o);
@@ -96,37 +96,37 @@ function keyOf(held, name) {
 
 /**
  * What can grant actions on itself: a queue or a key.
- * @param {Held} held @param {Name} name
+ * @param {ByName} byName @param {Name} name
  * @returns {{ grant(grantee: import('aws-cdk-lib/aws-iam').IGrantable, ...actions: string[]): import('aws-cdk-lib/aws-iam').Grant }}
  */
-function grantingOf(held, name) {
-  const o = held.get(name);
-  return o instanceof sqs().QueueBase ? o : keyOf(held, name);
+function grantingOf(byName, name) {
+  const o = byName.get(name);
+  return o instanceof sqs().QueueBase ? o : keyOf(byName, name);
 }
 
-/** @param {Held} held @param {Name} as @param {unknown} made */
-function hold(held, as, made) {
-  if (as !== '') held.set(as, made);
+/** @param {ByName} byName @param {Name} as @param {unknown} made */
+function keep(byName, as, made) {
+  if (as !== '') byName.set(as, made);
 }
 
 /**
- * Builds design and answers its reads. held holds the caller's objects by
+ * Builds design and answers its reads. byName holds the caller's objects by
  * name, and gains what the design makes.
- * @param {Design} design @param {Held} held @returns {Answer}
+ * @param {Design} design @param {ByName} byName @returns {Answer}
  */
-function apply(design, held) {
+function apply(design, byName) {
   if (design.version !== VERSION) throw new HandoverError(`handover: a design of version ${design.version}; this applier reads version ${VERSION}`);
   const { Duration } = cdk();
   if (design.scope !== undefined) {
     const s = design.scope;
-    hold(held, s.as, new (constructs().Construct)(scopeOf(held, s.under), s.id));
+    keep(byName, s.as, new (constructs().Construct)(scopeOf(byName, s.under), s.id));
   }
   for (const k of design.keys ?? []) {
-    hold(held, k.as, new (kms().Key)(scopeOf(held, k.scope), k.id, { description: k.description, enableKeyRotation: true }));
+    keep(byName, k.as, new (kms().Key)(scopeOf(byName, k.scope), k.id, { description: k.description, enableKeyRotation: true }));
   }
   for (const p of design.queuePairs ?? []) {
-    const scope = scopeOf(held, p.scope);
-    const key = keyOf(held, p.key);
+    const scope = scopeOf(byName, p.scope);
+    const key = keyOf(byName, p.key);
     /** @type {import('aws-cdk-lib/aws-sqs').QueueProps} */
     const common = { encryption: sqs().QueueEncryption.KMS, encryptionMasterKey: key, enforceSSL: true, retentionPeriod: Duration.seconds(p.retentionSeconds) };
     const dlq = new (sqs().Queue)(scope, `${p.idPrefix}DeadLetterQueue`, common);
@@ -138,16 +138,16 @@ function apply(design, held) {
       visibilityTimeout: p.visibilitySeconds > 0 ? Duration.seconds(p.visibilitySeconds) : undefined,
     };
     const queue = new (sqs().Queue)(scope, `${p.idPrefix}Queue`, props);
-    hold(held, p.deadLetterAs, dlq);
-    hold(held, p.queueAs, queue);
+    keep(byName, p.deadLetterAs, dlq);
+    keep(byName, p.queueAs, queue);
   }
   for (const g of design.logGroups ?? []) {
     const retention = Object.values(logs().RetentionDays).find((d) => d === g.retentionDays);
     if (typeof retention !== 'number') throw new HandoverError(`handover: ${g.retentionDays} days is not a CloudWatch Logs retention`);
-    hold(held, g.as, new (logs().LogGroup)(scopeOf(held, g.scope), g.id, { retention }));
+    keep(byName, g.as, new (logs().LogGroup)(scopeOf(byName, g.scope), g.id, { retention }));
   }
   for (const r of design.roles ?? []) {
-    hold(held, r.as, new (iam().Role)(scopeOf(held, r.scope), r.id, {
+    keep(byName, r.as, new (iam().Role)(scopeOf(byName, r.scope), r.id, {
       assumedBy: new (iam().ServicePrincipal)(r.service),
       description: r.description,
       roleName: r.roleName === '' ? undefined : r.roleName,
@@ -155,19 +155,19 @@ function apply(design, held) {
     }));
   }
   for (const s of design.subscriptions ?? []) {
-    const topic = need(held, s.topic, sns().TopicBase, 'a topic');
-    const queue = queueOf(held, s.queue);
+    const topic = need(byName, s.topic, sns().TopicBase, 'a topic');
+    const queue = queueOf(byName, s.queue);
     if (s.scoped) {
-      topic.addSubscription(scopedSubscription(queue, keyOf(held, s.key), s.principal, s.topicArn, s.region));
+      topic.addSubscription(scopedSubscription(queue, keyOf(byName, s.key), s.principal, s.topicArn, s.region));
     } else {
       topic.addSubscription(new (subscriptions().SqsSubscription)(queue, { rawMessageDelivery: true }));
     }
   }
   for (const w of design.logWrites ?? []) {
-    need(held, w.logGroup, logs().LogGroup, 'a log group').grantWrite(grantableOf(held, w.grantee));
+    need(byName, w.logGroup, logs().LogGroup, 'a log group').grantWrite(grantableOf(byName, w.grantee));
   }
   for (const f of design.functions ?? []) {
-    const given = held.get(f.props);
+    const given = byName.get(f.props);
     if (given === null || typeof given !== 'object') throw new HandoverError(`handover: "${f.props}" are not function props`);
     const base = /** @type {import('aws-cdk-lib/aws-lambda').FunctionProps} */ (given);
     /** @type {{ [name: string]: string }} */
@@ -180,35 +180,35 @@ function apply(design, held) {
       timeout: Duration.seconds(f.timeoutSeconds),
       functionName: f.functionName === '' ? base.functionName : f.functionName,
       memorySize: f.memorySize === 0 ? base.memorySize : f.memorySize,
-      role: f.role === '' ? base.role : need(held, f.role, iam().Role, 'a role'),
-      logGroup: f.logGroup === '' ? base.logGroup : need(held, f.logGroup, logs().LogGroup, 'a log group'),
+      role: f.role === '' ? base.role : need(byName, f.role, iam().Role, 'a role'),
+      logGroup: f.logGroup === '' ? base.logGroup : need(byName, f.logGroup, logs().LogGroup, 'a log group'),
     };
-    hold(held, f.as, new (lambda().Function)(scopeOf(held, f.scope), f.id, props));
+    keep(byName, f.as, new (lambda().Function)(scopeOf(byName, f.scope), f.id, props));
   }
   for (const e of design.eventSources ?? []) {
-    functionOf(held, e.function).addEventSource(new (eventSources().SqsEventSource)(queueOf(held, e.queue), {
+    functionOf(byName, e.function).addEventSource(new (eventSources().SqsEventSource)(queueOf(byName, e.queue), {
       batchSize: e.batchSize,
       maxBatchingWindow: e.windowSeconds > 0 ? Duration.seconds(e.windowSeconds) : undefined,
       reportBatchItemFailures: true,
     }));
   }
   for (const g of design.grants ?? []) {
-    const on = g.queueKey ? queueOf(held, g.resource).encryptionMasterKey : grantingOf(held, g.resource);
+    const on = g.queueKey ? queueOf(byName, g.resource).encryptionMasterKey : grantingOf(byName, g.resource);
     if (on === undefined) throw new HandoverError(`handover: the queue "${g.resource}" has no key to grant`);
-    on.grant(grantableOf(held, g.grantee), ...(g.actions ?? []));
+    on.grant(grantableOf(byName, g.grantee), ...(g.actions ?? []));
   }
-  for (const l of design.locks ?? []) lock(held, l);
+  for (const l of design.locks ?? []) lock(byName, l);
   for (const v of design.variables ?? []) {
-    const fn = functionOf(held, v.function);
+    const fn = functionOf(byName, v.function);
     if (!(fn instanceof lambda().Function)) throw new HandoverError(`handover: "${v.function}" is not a function of this app`);
     fn.addEnvironment(v.name, v.value);
   }
   for (const o of design.outputs ?? []) {
     const { CfnOutput, Fn } = cdk();
-    new CfnOutput(scopeOf(held, o.scope), o.id, { value: Fn.join('', [...(o.join ?? [])]), description: o.description }).overrideLogicalId(o.logicalId);
+    new CfnOutput(scopeOf(byName, o.scope), o.id, { value: Fn.join('', [...(o.join ?? [])]), description: o.description }).overrideLogicalId(o.logicalId);
   }
   for (const r of design.lookupRoles ?? []) {
-    hold(held, r.as, new (iam().CfnRole)(scopeOf(held, r.scope), r.id, {
+    keep(byName, r.as, new (iam().CfnRole)(scopeOf(byName, r.scope), r.id, {
       assumeRolePolicyDocument: r.assumeRolePolicy,
       description: r.description,
       path: r.path,
@@ -216,10 +216,10 @@ function apply(design, held) {
       roleName: r.roleName,
     }));
   }
-  for (const m of design.metrics ?? []) hold(held, m.as, newMetric(m.metric, m.options === '' ? undefined : optionsOf(held, m.options)));
-  for (const a of design.alarms ?? []) hold(held, a.as, alarm(held, a));
-  for (const s of design.suppressions ?? []) suppress(held, s);
-  return read(held, design);
+  for (const m of design.metrics ?? []) keep(byName, m.as, newMetric(m.metric, m.options === '' ? undefined : optionsOf(byName, m.options)));
+  for (const a of design.alarms ?? []) keep(byName, a.as, alarm(byName, a));
+  for (const s of design.suppressions ?? []) suppress(byName, s);
+  return read(byName, design);
 }
 
 /**
@@ -282,10 +282,10 @@ function statement(s) {
  * Metadata on the resource's CfnResource, then each statement through its
  * addToResourcePolicy (a queue, topic or bucket makes its policy on the
  * first; a key adds to its key policy).
- * @param {Held} held @param {import('./design').Lock} l
+ * @param {ByName} byName @param {import('./design').Lock} l
  */
-function lock(held, l) {
-  const r = held.get(l.resource);
+function lock(byName, l) {
+  const r = byName.get(l.resource);
   if (!constructs().Construct.isConstruct(r) || !('addToResourcePolicy' in r) || typeof r.addToResourcePolicy !== 'function') {
     throw new HandoverError(`handover: "${l.resource}" has no resource policy`);
   }
@@ -313,16 +313,16 @@ function metadataValue(m) {
 
 /**
  * An alarm on its metric, one evaluation period, missing data not breaching.
- * @param {Held} held @param {Alarm} a @returns {import('aws-cdk-lib/aws-cloudwatch').Alarm}
+ * @param {ByName} byName @param {Alarm} a @returns {import('aws-cdk-lib/aws-cloudwatch').Alarm}
  */
-function alarm(held, a) {
+function alarm(byName, a) {
   const cw = cloudwatch();
   const { Duration } = cdk();
   /** @type {import('aws-cdk-lib/aws-cloudwatch').IMetric} */
   let metric;
   if (a.queueMetric !== undefined) {
     const m = a.queueMetric;
-    const queue = queueOf(held, m.queue);
+    const queue = queueOf(byName, m.queue);
     const props = { period: Duration.minutes(m.periodMinutes), statistic: m.statistic };
     switch (m.metric) {
       case 'ApproximateNumberOfMessagesVisible': metric = queue.metricApproximateNumberOfMessagesVisible(props); break;
@@ -330,13 +330,13 @@ function alarm(held, a) {
       default: throw new HandoverError(`handover: no queue metric ${/** @type {never} */ (m.metric)}`);
     }
   } else if (a.metric !== '') {
-    const m = held.get(a.metric);
+    const m = byName.get(a.metric);
     if (!(m instanceof cw.Metric || m instanceof cw.MathExpression)) throw new HandoverError(`handover: "${a.metric}" is not a metric`);
     metric = m;
   } else {
     throw new HandoverError(`handover: the alarm ${a.id} has no metric`);
   }
-  return new cw.Alarm(scopeOf(held, a.scope), a.id, {
+  return new cw.Alarm(scopeOf(byName, a.scope), a.id, {
     alarmDescription: a.description,
     metric,
     threshold: a.threshold,
@@ -381,10 +381,10 @@ function newMetric(m, options) {
 
 /**
  * The metric options the caller holds as name (a jsii struct: a plain object).
- * @param {Held} held @param {Name} name @returns {import('aws-cdk-lib/aws-cloudwatch').MetricOptions}
+ * @param {ByName} byName @param {Name} name @returns {import('aws-cdk-lib/aws-cloudwatch').MetricOptions}
  */
-function optionsOf(held, name) {
-  const o = held.get(name);
+function optionsOf(byName, name) {
+  const o = byName.get(name);
   if (o === null || typeof o !== 'object') throw new HandoverError(`handover: "${name}" are not metric options`);
   return /** @type {import('aws-cdk-lib/aws-cloudwatch').MetricOptions} */ (o);
 }
@@ -396,10 +396,10 @@ function optionsOf(held, name) {
  * cdk-nag 3 reads them (CDK's Validations acknowledgements), without
  * loading cdk-nag, which a synth without its checks never needs; none when
  * the app's context turns cdk-nag off.
- * @param {Held} held @param {Suppression} s
+ * @param {ByName} byName @param {Suppression} s
  */
-function suppress(held, s) {
-  const scopes = (s.scopes ?? []).map((n) => scopeOf(held, n));
+function suppress(byName, s) {
+  const scopes = (s.scopes ?? []).map((n) => scopeOf(byName, n));
   if (s.unlessContextOff !== '' && scopes.length > 0) {
     // Off as strconv.ParseBool reads false, the stacks' reading of it.
     const nag = scopes[0].node.tryGetContext(s.unlessContextOff);
@@ -438,9 +438,9 @@ function suppress(held, s) {
 
 /**
  * What design.reads asks, once the design is built.
- * @param {Held} held @param {Design} design @returns {Answer}
+ * @param {ByName} byName @param {Design} design @returns {Answer}
  */
-function read(held, design) {
+function read(byName, design) {
   const r = design.reads;
   /** @type {{ [name: string]: QueueAttributes }} */
   const queues = {};
@@ -455,32 +455,32 @@ function read(held, design) {
   let responseQueue;
   if (r === undefined) return { account, region, queues, roles, functionRoles };
   if (r.stack !== undefined && r.stack !== '') {
-    const st = cdk().Stack.of(scopeOf(held, r.stack));
+    const st = cdk().Stack.of(scopeOf(byName, r.stack));
     account = st.account;
     region = st.region;
   }
   for (const n of r.queues ?? []) {
-    const q = queueOf(held, n);
+    const q = queueOf(byName, n);
     queues[n] = { url: q.queueUrl, arn: q.queueArn };
   }
   for (const n of r.roles ?? []) {
-    const role = need(held, n, iam().Role, 'a role');
+    const role = need(byName, n, iam().Role, 'a role');
     roles[n] = { arn: role.roleArn, id: role.roleId };
   }
   for (const n of r.functionRoles ?? []) {
-    const role = functionOf(held, n).role;
+    const role = functionOf(byName, n).role;
     const cfn = role?.node.defaultChild;
     functionRoles[n] = role === undefined ? null : { arn: role.roleArn, id: cfn instanceof iam().CfnRole ? cfn.attrRoleId : null };
   }
   if (r.topic !== undefined && r.topic !== '') {
-    const t = need(held, r.topic, sns().TopicBase, 'a topic');
+    const t = need(byName, r.topic, sns().TopicBase, 'a topic');
     topic = {
       arn: t.topicArn, stackRegion: cdk().Stack.of(t).region, fifo: t.fifo === true,
       restrictsSqsDecryption: cdk().FeatureFlags.of(t).isEnabled(RESTRICT_SQS_DECRYPTION) === true,
     };
   }
   if (r.responseQueue !== undefined && r.responseQueue !== '') {
-    const q = queueOf(held, r.responseQueue);
+    const q = queueOf(byName, r.responseQueue);
     responseQueue = { url: q.queueUrl, fifo: q.fifo === true, hasKey: q.encryptionMasterKey !== undefined, inApp: q.node.defaultChild !== undefined };
   }
   return { account, region, queues, roles, functionRoles, topic, responseQueue };
@@ -496,12 +496,12 @@ function read(held, design) {
 function applyText(text, objects) {
   /** @type {Design} */
   const design = JSON.parse(text);
-  const held = new Map(Object.entries(objects));
-  const before = new Set(held.keys());
-  const answer = apply(design, held);
+  const byName = new Map(Object.entries(objects));
+  const before = new Set(byName.keys());
+  const answer = apply(design, byName);
   /** @type {{ [name: string]: unknown }} */
   const made = { answer: JSON.stringify(answer) };
-  for (const [name, o] of held) if (!before.has(name)) made[name] = o;
+  for (const [name, o] of byName) if (!before.has(name)) made[name] = o;
   return made;
 }
 
