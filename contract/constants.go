@@ -102,9 +102,24 @@ func (c Constants) DuplicateAfterCompletionWindow() time.Duration {
 }
 
 // RedeliveryBoundSeconds is 2·(N−1)·V + 2·T + X: the longest both passes'
-// redeliveries can take at the caps. R must not fall below it.
+// redeliveries can take at the caps (WorstCaseSeconds with no batching
+// window and no queue delay). R must not fall below it.
 func (c Constants) RedeliveryBoundSeconds() int {
-	return 2*(c.MaxReceiveCount-1)*c.VisibilityTimeoutCapSeconds + 2*c.HandlerTimeoutCapSeconds + c.PassTwoDelayCapSeconds
+	return WorstCaseSeconds(c.MaxReceiveCount, c.VisibilityTimeoutCapSeconds, c.HandlerTimeoutCapSeconds, 0, c.PassTwoDelayCapSeconds, 0)
+}
+
+// WorstCaseSeconds is the longest a request can take from publication to
+// the end of its last handler run on a store whose queue redrives after
+// maxReceives receives, hides a received message for visibility seconds,
+// and whose handler runs at most handler seconds: each pass can use every
+// receive (N−1 visibility timeouts, then a handler run of T), each receive
+// can wait a batching window of window seconds, pass two waits its delay,
+// and the first delivery waits the queue's delay. It is the one place the
+// channel's worst case is computed: the caps' bound on R
+// (RedeliveryBoundSeconds) and each store's (timing.SubscriberSettings).
+func WorstCaseSeconds(maxReceives, visibility, handler, window, passTwoDelay, queueDelay int) int {
+	pass := (maxReceives-1)*visibility + handler + maxReceives*window
+	return queueDelay + 2*pass + passTwoDelay
 }
 
 // ConstantsError lists every way a constants file breaks the channel's

@@ -3,6 +3,7 @@ package erasure
 import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
+	"github.com/linn-cloud/erasure-channel/contract/timing"
 
 	"fmt"
 	"slices"
@@ -143,10 +144,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 
 	// The reader: the response queue's event source, batch answers with
 	// partial failures (an answer kept is read again, then dead-lettered).
-	readerTimeout := c.VisibilityTimeoutCapSeconds / c.VisibilityTimeoutMultiplier
-	if readerTimeout > c.HandlerTimeoutCapSeconds {
-		readerTimeout = c.HandlerTimeoutCapSeconds
-	}
+	readerTimeout := timing.HandlerFor(c, c.VisibilityTimeoutCapSeconds)
 	l.Reader = l.newFunction(this, props.Code, ch, "Reader", LedgerReaderRoleName, "reader", readerTimeout)
 	l.Reader.AddEventSource(awslambdaeventsources.NewSqsEventSource(ch.ResponseQueue, &awslambdaeventsources.SqsEventSourceProps{
 		BatchSize: jsii.Number(10), ReportBatchItemFailures: jsii.Bool(true),

@@ -37,6 +37,13 @@ func VisibilityFor(c contract.Constants, handlerSeconds int) int {
 	return c.VisibilityTimeoutMultiplier * handlerSeconds
 }
 
+// HandlerFor is the longest handler a queue hiding its messages for
+// visibilitySeconds admits (VisibilityFor's inverse), at most the handler
+// timeout cap.
+func HandlerFor(c contract.Constants, visibilitySeconds int) int {
+	return min(visibilitySeconds/c.VisibilityTimeoutMultiplier, c.HandlerTimeoutCapSeconds)
+}
+
 // Defaults are the caps' safe settings: what a store that sets nothing gets.
 // The batch size is 1, so one invocation carries one destructive request and
 // its batch timeout always fits inside the handler timeout.
@@ -59,8 +66,8 @@ func Defaults(c contract.Constants) SubscriberSettings {
 // queue's delay. At the caps with no window and no queue delay it is
 // 2·(N−1)·V + 2·T + X, the seed's bound on R.
 func (s SubscriberSettings) WorstCaseSeconds() int {
-	pass := (s.MaxReceiveCount-1)*s.VisibilityTimeoutSeconds + s.HandlerTimeoutSeconds + s.MaxReceiveCount*s.MaxBatchingWindowSeconds
-	return s.QueueDelaySeconds + 2*pass + s.PassTwoDelaySeconds
+	return contract.WorstCaseSeconds(s.MaxReceiveCount, s.VisibilityTimeoutSeconds, s.HandlerTimeoutSeconds, s.MaxBatchingWindowSeconds,
+		s.PassTwoDelaySeconds, s.QueueDelaySeconds)
 }
 
 // The rules Check applies, by the ids the app-wide check reports them under
