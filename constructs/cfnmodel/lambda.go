@@ -40,7 +40,8 @@ func (a *Assembly) functionBehind(t *Template, v any, depth int) (*Template, str
 	if s == "" {
 		return nil, "", false
 	}
-	if rt, id, ok := a.ResourceOf(s); ok { // a resource by reference
+	if ref, ok := a.ResourceOf(s); ok { // a resource by reference
+		rt, id := ref.Template, ref.ID
 		switch rt.Resources[id].Type {
 		case "AWS::Lambda::Function":
 			return rt, id, true

@@ -305,37 +305,50 @@ func (a *Assembly) subIdent(t *Template, sub any, depth int, wild bool) string {
 	return strings.ReplaceAll(out, "${!", "${")
 }
 
-// identPrefix starts the text of a resource's identity: ResIdent writes it,
-// IsResourceIdent and ResourceOf read it, and nothing else spells it.
+// identPrefix starts the text of a resource's identity: ResourceID.String
+// writes it, IsResourceIdent and ResourceOf read it, and nothing else
+// spells it.
 const identPrefix = "res:"
 
-// ResIdent is the identity of resource id of t as values carry it (a
-// reference rendered, an alias a policy is matched against):
-// "res:<template path>#<logical id>".
-func ResIdent(t *Template, id string) string { return identPrefix + t.Path + "#" + id }
+// ResourceID is a resource of the assembly: the template it is in and its
+// logical id. Its String is the identity values carry and policies are
+// matched against: "res:<template path>#<logical id>".
+type ResourceID struct {
+	Template *Template
+	ID       string
+}
 
-// IsResourceIdent says whether s is a resource's identity (ResIdent), not
+// String is r's identity as values carry it (ResourceOf reads it back).
+func (r ResourceID) String() string { return identPrefix + r.Template.Path + "#" + r.ID }
+
+// Resource is the resource r names.
+func (r ResourceID) Resource() Resource { return r.Template.Resources[r.ID] }
+
+// ResIdent is ResourceID{t, id}'s identity.
+func ResIdent(t *Template, id string) string { return ResourceID{Template: t, ID: id}.String() }
+
+// IsResourceIdent says whether s is a resource's identity (ResourceID), not
 // a name, ARN or URL.
 func IsResourceIdent(s string) bool { return strings.HasPrefix(s, identPrefix) }
 
-// ResourceOf returns the template and logical id an identity names, if it
-// names a resource of the assembly (the template found by its path through
-// an index, not a scan).
-func (a *Assembly) ResourceOf(ident string) (*Template, string, bool) {
+// ResourceOf is the resource an identity names, if it names a resource of
+// the assembly (the template found by its path through an index, not a
+// scan).
+func (a *Assembly) ResourceOf(ident string) (ResourceID, bool) {
 	rest, ok := strings.CutPrefix(ident, identPrefix)
 	if !ok {
-		return nil, "", false
+		return ResourceID{}, false
 	}
 	file, id, ok := strings.Cut(rest, "#")
 	if !ok {
-		return nil, "", false
+		return ResourceID{}, false
 	}
 	t := a.templateAt(file)
 	if t == nil {
-		return nil, "", false
+		return ResourceID{}, false
 	}
 	_, found := t.Resources[id]
-	return t, id, found
+	return ResourceID{Template: t, ID: id}, found
 }
 
 // templateAt is the first template read from path, nil when none; its
@@ -459,7 +472,8 @@ func (a *Assembly) RedriveOf(t *Template, props map[string]any) (map[string]any,
 	}
 	m := JSONObject(text)
 	target, _ := m["deadLetterTargetArn"].(string)
-	if qt, id, ok := a.ResourceOf(target); ok && qt == t {
+	if ref, ok := a.ResourceOf(target); ok && ref.Template == t {
+		id := ref.ID
 		return m, id
 	}
 	if qt, id, ok := a.ByAlias(target, "AWS::SQS::Queue"); ok && qt == t {
@@ -474,7 +488,8 @@ func (a *Assembly) RedriveOf(t *Template, props map[string]any) (map[string]any,
 // assembly. Otherwise ident's value (an imported or literal key).
 func (a *Assembly) KeyIdent(t *Template, v any) string {
 	id := a.Ident(t, v)
-	if at, aid, ok := a.ResourceOf(id); ok && at.Resources[aid].Type == "AWS::KMS::Alias" {
+	if ref, ok := a.ResourceOf(id); ok && ref.Resource().Type == "AWS::KMS::Alias" {
+		at, aid := ref.Template, ref.ID
 		return a.Ident(at, at.Resources[aid].Properties["TargetKeyId"])
 	}
 	name := id
@@ -779,7 +794,8 @@ func (a *Assembly) unrendered(t *Template, v any) bool {
 // name in t's account.
 func (a *Assembly) ResourceNamed(t *Template, v any, typ string) (*Template, string, bool) {
 	for _, s := range a.Targets(t, v) {
-		if rt, id, ok := a.ResourceOf(s); ok && rt.Resources[id].Type == typ {
+		if ref, ok := a.ResourceOf(s); ok && ref.Resource().Type == typ {
+			rt, id := ref.Template, ref.ID
 			return rt, id, true
 		}
 		if rt, id, ok := a.ByAlias(SQSURLToARN(s), typ); ok {

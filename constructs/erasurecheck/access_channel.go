@@ -129,8 +129,8 @@ func (a *assembly) findTargets(ch *accessmodel.Channel, stores []Store, cfg Conf
 			a.add(ch, "bucket-key/"+name, channelpolicy.BucketKey, name, a.keyTarget(b.t, a.bucketKeyValue(b), "s3"))
 		}
 		if len(s.functions) > 0 {
-			ft := s.functions[0].t
-			fn := ft.Resources[s.functions[0].id]
+			ft := s.functions[0].Template
+			fn := ft.Resources[s.functions[0].ID]
 			ch.Handlers[name] = a.rolePrincipal(ft, fn.Properties["Role"])
 			if ch.Target("response-queue") == nil {
 				if env, _ := cfnmodel.Dig(fn.Properties, "Environment", "Variables").(map[string]any); env != nil {
@@ -267,7 +267,8 @@ func (a *assembly) keyTarget(t *template, v any, via string) *accessmodel.Target
 	if v == nil {
 		return nil
 	}
-	kt, kid, ok := a.ResourceOf(a.KeyIdent(t, v))
+	ref, ok := a.ResourceOf(a.KeyIdent(t, v))
+	kt, kid := ref.Template, ref.ID
 	if !ok || kt.Resources[kid].Type != "AWS::KMS::Key" {
 		return nil
 	}
@@ -295,7 +296,8 @@ func (a *assembly) responseTargets(ch *accessmodel.Channel, t *template, url any
 		return
 	}
 	q := cfnmodel.SQSURLToARN(a.Ident(t, url))
-	qt, qid, ok := a.ResourceOf(q)
+	ref, ok := a.ResourceOf(q)
+	qt, qid := ref.Template, ref.ID
 	if !ok {
 		qt, qid, ok = a.ByAlias(q, "AWS::SQS::Queue")
 	}
@@ -325,7 +327,8 @@ func (a *assembly) responseKey(qt *template, qid string) *accessmodel.Target {
 // RoleName and stack account, its reference, and its identity policies.
 func (a *assembly) rolePrincipal(t *template, roleRef any) *accessmodel.Principal {
 	id := a.Ident(t, roleRef)
-	rt, rid, ok := a.ResourceOf(id)
+	ref, ok := a.ResourceOf(id)
+	rt, rid := ref.Template, ref.ID
 	if !ok || rt.Resources[rid].Type != "AWS::IAM::Role" {
 		return &accessmodel.Principal{Principal: iameval.Principal{Aliases: []string{id}, Account: iameval.ARNAccount(id)}}
 	}
@@ -391,7 +394,8 @@ func (a *assembly) policiesNaming(t *template, id string, types []string, listPr
 			}
 			named, loose := []string{}, a.Unrendered(t, v)
 			for _, s := range a.Targets(t, v) {
-				rt, rid, ok := a.ResourceOf(s)
+				ref, ok := a.ResourceOf(s)
+				rt, rid := ref.Template, ref.ID
 				switch {
 				case !ok && cfnmodel.IsResourceIdent(s):
 					// a reference to nothing the templates hold: it names no target

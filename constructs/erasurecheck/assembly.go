@@ -18,13 +18,13 @@ type assembly struct {
 	eventSources *eventSourceIndex
 	// sizes are the resource policies' sizes (policySize), once per
 	// resource: the quota rule and the quota uses both ask for each.
-	sizes map[policyAt]policySized
+	sizes map[cfnmodel.ResourceID]policySized
 	// access is the request context of every call the check asks of the
 	// evaluator, built once (context) and completed by setOrganisation.
 	access *accessmodel.Context
 	// responseQueue is the channel's response queue, found once
 	// (channelResponseQueue): every store's wiring asks for it.
-	responseQueue *resourceRef
+	responseQueue *cfnmodel.ResourceID
 	// boundaries are Config.Boundaries: permissions boundaries' documents.
 	boundaries map[string]any
 	// policyIndexes are which resource policies name which resources, by
@@ -52,12 +52,6 @@ func (a *assembly) context() *accessmodel.Context {
 	}
 	a.access = &accessmodel.Context{Region: a.Region(), Organisation: org}
 	return a.access
-}
-
-// policyAt is a resource of a template.
-type policyAt struct {
-	t  *template
-	id string
 }
 
 // policySized is what policySize found for a resource.

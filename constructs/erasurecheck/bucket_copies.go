@@ -53,7 +53,8 @@ func (a *assembly) bucketOf(t *template, v any) (*template, string, bool) {
 		return nil, "", false
 	}
 	id := a.Ident(t, v)
-	bt, bid, ok := a.ResourceOf(id)
+	ref, ok := a.ResourceOf(id)
+	bt, bid := ref.Template, ref.ID
 	if !ok {
 		bt, bid, ok = a.ByAlias("arn:aws:s3:::"+id, "AWS::S3::Bucket")
 	}
@@ -141,7 +142,8 @@ func (a *assembly) checkBackups(f *findings, b *BitmapBucket, bp problem.Path, l
 				label = n
 			}
 			name := bp.Child("backups").Key(label)
-			pt, planID, ok := a.ResourceOf(a.Ident(t, sel.Properties["BackupPlanId"]))
+			ref, ok := a.ResourceOf(a.Ident(t, sel.Properties["BackupPlanId"]))
+			pt, planID := ref.Template, ref.ID
 			if !ok || pt.Resources[planID].Type != "AWS::Backup::BackupPlan" {
 				f.add(ruleBackupOutsideApp, b.BucketID, name, nil, "a backup selection includes the bucket under a plan outside this app: its recovery points keep erased ids for a time the check cannot see; remove the bucket from it or declare the plan here with a deletion within %d days", limit)
 				continue
@@ -238,7 +240,7 @@ func (a *assembly) checkSharedKeys(stores []*storeCheck, topics topicRefs) Findi
 		name := sc.store.Path.Child("bitmapBucket").Child("encryptionKey")
 		if a.isTopicKey(topics, key) {
 			f.add(ruleBucketNotUnderTopicKey, b.BucketID, name, props("BucketEncryption"), "the bucket is under the erasure topic's key: a publisher's key grant would reach the store's data; give the bucket a key of its own")
-		} else if _, _, inApp := a.ResourceOf(key); !inApp && len(topics.keys) == 0 && topics.outsideTopic(a) {
+		} else if _, inApp := a.ResourceOf(key); !inApp && len(topics.keys) == 0 && topics.outsideTopic(a) {
 			f.add(ruleBucketKeyKnown, b.BucketID, name, props("BucketEncryption"), "the bucket is under a key of another app (%s) and the erasure topic is another app's, named without its key, so whether the bucket shares the topic's key cannot be told; pass the topic's key (erasurectl check --topic-key-arn, erasurecheck.Config.TopicKeyArns: the channel stack's TopicKeyArn output), or give the bucket a key of its own", key)
 		}
 		for _, other := range stores {

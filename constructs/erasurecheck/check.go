@@ -118,13 +118,7 @@ type Store struct {
 	// store built by ErasureSubscriber, Store[stack/queue] otherwise.
 	Path problem.Path
 
-	functions []resourceRef // FunctionIDs with the template each is in
-}
-
-// resourceRef is a resource of the assembly: its template and logical id.
-type resourceRef struct {
-	t  *template
-	id string
+	functions []cfnmodel.ResourceID // FunctionIDs with the template each is in
 }
 
 // Finding is one problem the check found: the rule, and where it points, so
@@ -540,7 +534,8 @@ func (a *assembly) readStore(t *template, subID string, sub resource, c contract
 	// The subscribed queue, wherever in the app it is declared (a reference,
 	// an export of another stack, the ARN of its name).
 	endpoint := a.Pattern(t, sub.Properties["Endpoint"])
-	qt, queueID, found := a.ResourceOf(endpoint)
+	ref, found := a.ResourceOf(endpoint)
+	qt, queueID := ref.Template, ref.ID
 	if !found && endpoint != "" {
 		qt, queueID, found = a.ByAlias(cfnmodel.SQSURLToARN(endpoint), "AWS::SQS::Queue")
 	}
@@ -606,7 +601,7 @@ func (a *assembly) readStore(t *template, subID string, sub resource, c contract
 			continue
 		}
 		s.FunctionIDs = append(s.FunctionIDs, fnID)
-		s.functions = append(s.functions, resourceRef{ft, fnID})
+		s.functions = append(s.functions, cfnmodel.ResourceID{Template: ft, ID: fnID})
 		f.in(ft, fnID)
 		timeout := a.NumAt(ft, fn.Properties["Timeout"], lambdaDefaultTimeoutSeconds)
 		env, _ := cfnmodel.Dig(fn.Properties, "Environment", "Variables").(map[string]any)

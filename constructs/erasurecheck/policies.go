@@ -65,7 +65,8 @@ func (a *assembly) identityStatements(t *template, id string) []statement {
 		out = append(out, a.policy(t, pm["PolicyDocument"], id)...)
 	}
 	for _, m := range iameval.ListOf(r.Properties["ManagedPolicyArns"]) {
-		if mt, mid, ok := a.ResourceOf(a.Ident(t, m)); ok && mt.Resources[mid].Type == "AWS::IAM::ManagedPolicy" {
+		if ref, ok := a.ResourceOf(a.Ident(t, m)); ok && ref.Resource().Type == "AWS::IAM::ManagedPolicy" {
+			mt, mid := ref.Template, ref.ID
 			out = append(out, a.policy(mt, mt.Resources[mid].Properties["PolicyDocument"], mid)...)
 		}
 	}

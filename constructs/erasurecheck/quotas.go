@@ -43,13 +43,13 @@ func (a *assembly) checkPolicyQuotas() Findings {
 // policySize is the size of resource r's policy at its lower bound, and its
 // statements; ok is false when it sets none.
 func (a *assembly) policySize(t *template, id string, r cfnmodel.Resource) (int, []iameval.Statement, bool) {
-	at := policyAt{t, id}
+	at := cfnmodel.ResourceID{Template: t, ID: id}
 	if got, ok := a.sizes[at]; ok {
 		return got.size, got.stmts, got.ok
 	}
 	size, stmts, ok := a.measurePolicy(t, id, r)
 	if a.sizes == nil {
-		a.sizes = map[policyAt]policySized{}
+		a.sizes = map[cfnmodel.ResourceID]policySized{}
 	}
 	a.sizes[at] = policySized{size, stmts, ok}
 	return size, stmts, ok

@@ -86,7 +86,8 @@ func (a *assembly) checkQueueKey(sc *storeCheck, st *template, sub resource) {
 // topicResource is the properties of the topic a subscription names, when
 // the topic is a resource of the assembly.
 func (a *assembly) topicResource(t *template, topicArn any) map[string]any {
-	if tt, id, ok := a.ResourceOf(a.Ident(t, topicArn)); ok {
+	if ref, ok := a.ResourceOf(a.Ident(t, topicArn)); ok {
+		tt, id := ref.Template, ref.ID
 		return tt.Resources[id].Properties
 	}
 	return nil
@@ -99,7 +100,8 @@ func (a *assembly) topicSNS(t *template, sub resource) *accessmodel.Principal {
 	v := sub.Properties["TopicArn"]
 	id := a.Pattern(t, v)
 	p := accessmodel.SNSFor(accessmodel.ErasureTopicSNS, accessmodel.ClassTopicSNS, []string{id}, iameval.ARNAccount(id), iameval.ARNRegion(id))
-	if tt, tid, ok := a.ResourceOf(id); ok {
+	if ref, ok := a.ResourceOf(id); ok {
+		tt, tid := ref.Template, ref.ID
 		p.Aliases, p.Account, p.Region = cfnmodel.Aliases(tt, tid), tt.Account, tt.Region
 	} else if tt, tid, ok := a.ByAlias(id, "AWS::SNS::Topic"); ok {
 		p.Aliases, p.Account, p.Region = cfnmodel.Aliases(tt, tid), tt.Account, tt.Region

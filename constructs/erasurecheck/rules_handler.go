@@ -59,13 +59,13 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 	queue := a.policyTarget(t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues")
 	handlerRoles := map[string]bool{}
 	for _, fn := range s.functions {
-		handlerRoles[a.Ident(fn.t, fn.t.Resources[fn.id].Properties["Role"])] = true
+		handlerRoles[a.Ident(fn.Template, fn.Template.Resources[fn.ID].Properties["Role"])] = true
 	}
 	ix := a.readerIndexOf()
 	appNames := ix.appNames // every name of an app role, asked with its own policies
 	for _, pipe := range ix.pipes {
-		if iameval.CoversAny(a.Ident(pipe.t, pipe.t.Resources[pipe.id].Properties["Source"]), queue.Aliases) {
-			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "EventBridge Pipe %s reads the queue: the check cannot judge its timeout against the visibility timeout nor its partial failures; consume the queue only with the handler's Lambda event source", pipe.id)
+		if iameval.CoversAny(a.Ident(pipe.Template, pipe.Template.Resources[pipe.ID].Properties["Source"]), queue.Aliases) {
+			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "EventBridge Pipe %s reads the queue: the check cannot judge its timeout against the visibility timeout nor its partial failures; consume the queue only with the handler's Lambda event source", pipe.ID)
 		}
 	}
 	// A role is allowed only by an Allow: of its identity reaching the queue,
@@ -81,14 +81,14 @@ func (a *assembly) checkReaders(sc *storeCheck) {
 			continue
 		}
 		if a.context().Decide(r.p, "sqs:ReceiveMessage", queue).Decision == iameval.Allowed {
-			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "role %s (stack %s) may sqs:ReceiveMessage from the queue but is not the role of a function with an event source on it: a poller the check cannot judge would take requests from the handler; remove the grant", r.id, r.t.Stack)
+			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "role %s (stack %s) may sqs:ReceiveMessage from the queue but is not the role of a function with an event source on it: a poller the check cannot judge would take requests from the handler; remove the grant", r.ID, r.Template.Stack)
 		}
 	}
 	for _, u := range ix.usersAndGroups {
-		p := &accessmodel.Principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(u.t, u.id)}, Account: u.t.Account, Identity: a.identityStatements(u.t, u.id),
-			Boundary: a.boundaryOf(u.t, u.id)}}
+		p := &accessmodel.Principal{Principal: iameval.Principal{Aliases: []string{cfnmodel.ResIdent(u.Template, u.ID)}, Account: u.Template.Account, Identity: a.identityStatements(u.Template, u.ID),
+			Boundary: a.boundaryOf(u.Template, u.ID)}}
 		if a.context().Decide(p, "sqs:ReceiveMessage", queue).Decision == iameval.Allowed {
-			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "%s %s (stack %s) may sqs:ReceiveMessage from the queue: a reader the check cannot judge would take requests from the handler; remove the grant", strings.TrimPrefix(u.t.Resources[u.id].Type, "AWS::IAM::"), u.id, u.t.Stack)
+			f.add(ruleOnlyHandlerReads, s.QueueID, s.Path.Child("readers"), nil, "%s %s (stack %s) may sqs:ReceiveMessage from the queue: a reader the check cannot judge would take requests from the handler; remove the grant", strings.TrimPrefix(u.Template.Resources[u.ID].Type, "AWS::IAM::"), u.ID, u.Template.Stack)
 		}
 	}
 	// Principals outside the app, as the queue policy draws them: each

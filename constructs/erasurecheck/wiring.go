@@ -23,7 +23,7 @@ type topicRefs struct {
 // channel is another app's, known by ARN only.
 func (r topicRefs) outsideTopic(a *assembly) bool {
 	for _, ti := range r.idents {
-		if _, _, ok := a.ResourceOf(ti); ok {
+		if _, ok := a.ResourceOf(ti); ok {
 			return false
 		}
 	}
@@ -89,7 +89,8 @@ func (a *assembly) isTopicKey(r topicRefs, keyIdent string) bool {
 		}
 	}
 	for _, ti := range r.idents {
-		if tt, id, ok := a.ResourceOf(ti); ok {
+		if ref, ok := a.ResourceOf(ti); ok {
+			tt, id := ref.Template, ref.ID
 			if k := a.Ident(tt, tt.Resources[id].Properties["KmsMasterKeyId"]); k != "" && k == keyIdent {
 				return true
 			}
@@ -104,7 +105,8 @@ func (a *assembly) isTopicKey(r topicRefs, keyIdent string) bool {
 // may send to the response queue and use the response queue's key.
 func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string, fn resource, env map[string]any) {
 	t, s, f := ft, sc.store, &sc.f
-	roleT, roleID, ok := a.ResourceOf(a.Ident(t, fn.Properties["Role"]))
+	ref, ok := a.ResourceOf(a.Ident(t, fn.Properties["Role"]))
+	roleT, roleID := ref.Template, ref.ID
 	if !ok {
 		return // an imported role: its policies are not in this assembly (README: known limits)
 	}
@@ -130,7 +132,8 @@ func (a *assembly) checkFunctionWiring(sc *storeCheck, ft *template, fnID string
 		return
 	}
 	queue = cfnmodel.SQSURLToARN(queue)
-	qt, qid, inApp := a.ResourceOf(queue)
+	ref, inApp := a.ResourceOf(queue)
+	qt, qid := ref.Template, ref.ID
 	if !inApp { // a literal ARN: the channel's queue may still be in this assembly, under its name
 		qt, qid, inApp = a.ByAlias(queue, "AWS::SQS::Queue")
 	}
@@ -220,13 +223,13 @@ func (a *assembly) outsideKey(arn, account, region string) *accessmodel.Target {
 // app's pipes, users and groups, and its roles with the identity statements
 // that allow sqs:ReceiveMessage.
 type readerIndex struct {
-	pipes, usersAndGroups []resourceRef
+	pipes, usersAndGroups []cfnmodel.ResourceID
 	roles                 []readerRole
 	appNames              map[string]bool
 }
 
 type readerRole struct {
-	resourceRef
+	cfnmodel.ResourceID
 	ident  string
 	p      *accessmodel.Principal
 	allows []statement // its identity's Allows of sqs:ReceiveMessage
@@ -252,15 +255,15 @@ func (a *assembly) readerIndexOf() *readerIndex {
 		for _, id := range rt.IDs() {
 			switch rt.Resources[id].Type {
 			case "AWS::Pipes::Pipe":
-				ix.pipes = append(ix.pipes, resourceRef{rt, id})
+				ix.pipes = append(ix.pipes, cfnmodel.ResourceID{Template: rt, ID: id})
 			case "AWS::IAM::User", "AWS::IAM::Group":
-				ix.usersAndGroups = append(ix.usersAndGroups, resourceRef{rt, id})
+				ix.usersAndGroups = append(ix.usersAndGroups, cfnmodel.ResourceID{Template: rt, ID: id})
 			case "AWS::IAM::Role":
 				p := a.appRole(rt, id)
 				for _, al := range p.Aliases {
 					ix.appNames[al] = true
 				}
-				r := readerRole{resourceRef: resourceRef{rt, id}, ident: cfnmodel.ResIdent(rt, id), p: p}
+				r := readerRole{ResourceID: cfnmodel.ResourceID{Template: rt, ID: id}, ident: cfnmodel.ResIdent(rt, id), p: p}
 				for _, st := range p.Identity {
 					if strings.EqualFold(st.Effect, "Allow") && st.HasAction("sqs:ReceiveMessage") {
 						r.allows = append(r.allows, st)
@@ -309,18 +312,18 @@ func Roster(paths []string) ([]string, error) {
 // app (marked with its kind), if any.
 func (a *assembly) channelResponseQueue() (*template, string, bool) {
 	if a.responseQueue == nil {
-		a.responseQueue = &resourceRef{}
+		a.responseQueue = &cfnmodel.ResourceID{}
 	find:
 		for _, t := range a.Templates {
 			for _, id := range t.IDsOf("AWS::SQS::Queue") {
 				if t.Resources[id].Metadata[channelpolicy.KindMetadataKey] == string(channelpolicy.ResponseQueue) {
-					a.responseQueue = &resourceRef{t, id}
+					a.responseQueue = &cfnmodel.ResourceID{Template: t, ID: id}
 					break find
 				}
 			}
 		}
 	}
-	return a.responseQueue.t, a.responseQueue.id, a.responseQueue.t != nil
+	return a.responseQueue.Template, a.responseQueue.ID, a.responseQueue.Template != nil
 }
 
 // checkHandlerEnvironment judges a store function's ERASURE_* variables as its
@@ -353,7 +356,8 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, ft *template, fnID st
 		case x == "":
 			f.add(rulePassTwoQueueUnresolved, fnID, s.Path.Child("environment").Child(contract.EnvQueueURL), props("Environment", "Variables", contract.EnvQueueURL), "function %s takes its own queue's URL from a value only deploy knows (a parameter from SSM, another app's export): the check cannot tell it is the queue the event source reads; give a reference to the queue", fnID)
 		case cfnmodel.IsResourceIdent(x) && x != own[0]:
-			_, id, _ := a.ResourceOf(x)
+			ref, _ := a.ResourceOf(x)
+			_, id := ref.Template, ref.ID
 			f.add(rulePassTwoOwnQueue, fnID, s.Path.Child("environment").Child(contract.EnvQueueURL), props("Environment", "Variables", contract.EnvQueueURL), "function %s sends pass two to %s, not the queue its event source reads: pass two never runs and no ERASE completes; name the store's own queue", fnID, id)
 		case !cfnmodel.IsResourceIdent(x) && !iameval.CoversAny(cfnmodel.SQSURLToARN(x), own[1:]):
 			if len(own) > 1 { // the queue has a name: the URL names another queue
@@ -365,7 +369,8 @@ func (a *assembly) checkHandlerEnvironment(sc *storeCheck, ft *template, fnID st
 	}
 	if v, ok := env[contract.EnvResponseQueueURL]; ok {
 		x := a.Ident(t, v)
-		qt, qid, found := a.ResourceOf(x)
+		ref, found := a.ResourceOf(x)
+		qt, qid := ref.Template, ref.ID
 		if !found && x != "" {
 			qt, qid, found = a.ByAlias(cfnmodel.SQSURLToARN(x), "AWS::SQS::Queue")
 			if ct, cid, channel := a.channelResponseQueue(); !found && channel && ct.Account != "" && ct.Region != "" && len(cfnmodel.Aliases(ct, cid)) > 1 {
