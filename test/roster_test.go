@@ -103,8 +103,8 @@ func TestStoreOffTheRosterIsRefused(t *testing.T) {
 			StoreAccounts: []string{"222222222222"}, OrganizationID: "o-exampleorg01"})
 	})
 	report = strings.Join(res.Lines, "\n") + "\n"
-	for _, want := range []string{"ErasureChannel.stores[1].name: Invalid", "ErasureChannel.stores[2].account: Invalid", "ErasureChannel.storeAccounts: Invalid",
-		"BadOrg] ErasureChannel.organizationId: Invalid", "OrgWithoutRoster] ErasureChannel.organizationId: Invalid"} {
+	for _, want := range []string{"EC026 ErasureChannel.stores[1].name: Invalid", "EC026 ErasureChannel.stores[2].account: Invalid", "EC026 ErasureChannel.storeAccounts: Invalid",
+		"BadOrg] EC027 ErasureChannel.organizationId: Invalid", "OrgWithoutRoster] EC027 ErasureChannel.organizationId: Invalid"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("no line %q in:\n%s", want, report)
 		}
