@@ -589,32 +589,37 @@ func (ch *ErasureChannel) newAlarms(this constructs.Construct, c contract.Consta
 		d.Alarms = append(d.Alarms, a)
 	}
 	atLeastOnce := plan.GreaterThanOrEqual
+	// onReader is an alarm on one of the response reader's or the ledger's
+	// counts by code (readerMetric): at least one in a period.
+	onReader := func(id, description, metricName, code string) {
+		add(id, description, nil, readerMetric(metricName, code, nil), 1, atLeastOnce)
+	}
 	add("ResponseDeadLetterAlarm", "Store answers reached the response dead-letter queue: the account service failed to process them.",
 		queueMetric(responseDLQ, plan.MessagesVisible), nil, 1, atLeastOnce)
 	add("OldestResponseAlarm",
 		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds),
 		queueMetric(responseQueue, plan.AgeOfOldestMessage), nil, float64(c.ExpiryPeriodSeconds), plan.GreaterThan)
-	add("RefusedAnswersAlarm",
+	onReader("RefusedAnswersAlarm",
 		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
-		nil, readerMetric(contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster, nil), 1, atLeastOnce)
-	add("ConflictingAnswersAlarm",
+		contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster)
+	onReader("ConflictingAnswersAlarm",
 		"A store's answer contradicted its earlier answer to the same round (DONE after NOT_APPLICABLE, or the reverse): the first answer stands; find out which one the store means.",
-		nil, readerMetric(contract.MetricAnswersConflicting, contract.CodeConflictingAnswer, nil), 1, atLeastOnce)
+		contract.MetricAnswersConflicting, contract.CodeConflictingAnswer)
 	add("LedgerRefusedAnswersAlarm",
 		"The account service's ledger refused an authenticated answer: to a request or broadcast it never recorded, of a type that does not answer its request, about another key, or from a store off the request's roster. It is recorded in the ledger (REFUSED#<day>) with its code and never counted.",
 		nil, ledgerRefusals(), 1, atLeastOnce)
-	add("ExhaustedRebroadcastsAlarm",
+	onReader("ExhaustedRebroadcastsAlarm",
 		fmt.Sprintf("An erasure's broadcast %d (maxBroadcasts) expired without every roster store's answer: the ledger re-broadcasts it no more; find the store that does not answer.", c.MaxBroadcasts),
-		nil, readerMetric(contract.MetricRebroadcastsExhausted, contract.CodeExhausted, nil), 1, atLeastOnce)
-	add("OverdueRequestsAlarm",
+		contract.MetricRebroadcastsExhausted, contract.CodeExhausted)
+	onReader("OverdueRequestsAlarm",
 		fmt.Sprintf("An erasure is still incomplete %d days before its one-month deadline (GDPR Art. 12(3)): erasureDeadlineWarningSeconds.", c.ErasureDeadlineWarningSeconds/86400),
-		nil, readerMetric(contract.MetricRequestsOverdue, contract.CodeOverdue, nil), 1, atLeastOnce)
-	add("ReceiptLogRefusedAlarm",
+		contract.MetricRequestsOverdue, contract.CodeOverdue)
+	onReader("ReceiptLogRefusedAlarm",
 		"The ledger refused to sign a record of its receipt log that it did not write (LOG_FORGED): someone who can write the ledger's table put a receipt at the log's next index. It is left for investigation; no receipt is appended until it is removed.",
-		nil, readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogForged, nil), 1, atLeastOnce)
-	add("ReceiptLogRolledBackAlarm",
+		contract.MetricReceiptLogRefused, contract.CodeLogForged)
+	onReader("ReceiptLogRolledBackAlarm",
 		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
-		nil, readerMetric(contract.MetricReceiptLogRefused, contract.CodeLogRolledBack, nil), 1, atLeastOnce)
+		contract.MetricReceiptLogRefused, contract.CodeLogRolledBack)
 	made, _ := applyDesign(d, objects)
 	alarm := func(id string) awscloudwatch.Alarm { return made[plan.Name(id)].(awscloudwatch.Alarm) }
 	ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm = alarm("ResponseDeadLetterAlarm"), alarm("OldestResponseAlarm")
