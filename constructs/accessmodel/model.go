@@ -55,10 +55,11 @@ const (
 	orgAccountLabel = "an-account-of-the-organisation"
 )
 
-// EverythingPolicy is the identity policy of a principal that its own account
-// lets do anything: only resource policies can keep it out. It is parsed (iameval.Parse), so the evaluator renders it once rather
-// than at every cell; each matrix holds its own (the render cache is not
-// shared between goroutines).
+// EverythingPolicy is the identity policy of a principal that its own
+// account lets do anything: only resource policies can keep it out. It is
+// parsed (iameval.Parse), so the evaluator renders it once rather than at
+// every cell; each matrix holds its own (the render cache is not shared
+// between goroutines).
 func EverythingPolicy() []iameval.Statement {
 	return iameval.Parse(map[string]any{"Statement": []any{map[string]any{"Sid": "AllowEverything", "Effect": "Allow", "Action": "*", "Resource": "*"}}},
 		nil, "its own identity policy")
