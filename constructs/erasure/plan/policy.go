@@ -118,9 +118,6 @@ func List(vs ...string) Values { return Values{list: append([]string{}, vs...)} 
 // Ref is v for a field that takes a *Values.
 func (v Values) Ref() *Values { return &v }
 
-// Strings are the values.
-func (v Values) Strings() []string { return v.list }
-
 // MarshalJSON writes the string, or the list.
 func (v Values) MarshalJSON() ([]byte, error) {
 	if v.one {
@@ -152,26 +149,3 @@ func (Values) TypeScript() string { return "string | string[]" }
 
 // Effects are every Effect, for the applier's types.
 var Effects = []Effect{Allow, Deny}
-
-// Value is v as IAM JSON holds it: the string, or the list.
-func (v Values) Value() any {
-	if v.one {
-		return v.list[0]
-	}
-	return v.Strings()
-}
-
-// Value is the entry's one value (nil when it holds none).
-func (m MetadataEntry) Value() any {
-	switch {
-	case m.Text != nil:
-		return *m.Text
-	case m.Flag != nil:
-		return *m.Flag
-	case m.Count != nil:
-		return *m.Count
-	case m.List != nil:
-		return m.List
-	}
-	return nil
-}
