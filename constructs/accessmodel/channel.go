@@ -84,9 +84,6 @@ func New(ch *Channel, ctx Context, opts Options) *Matrix {
 // Target is the target of that name in the matrix (a Cell's Resource), or nil.
 func (m *Matrix) Target(name string) *Target { return m.targets[name] }
 
-// Context is the request context the matrix asked its cells with.
-func (m *Matrix) Context() *Context { return &m.ctx }
-
 // Declared is what the channel declares of its principals, as the matrix
 // judged its cells by.
 func (m *Matrix) Declared() Declared { return m.decl }
