@@ -316,6 +316,17 @@ func TestAccessMatrixFailsWhenAPolicyIsWidened(t *testing.T) {
 			addStatement(t, doc, map[string]any{"Effect": "Allow", "Principal": map[string]any{"AWS": "arn:aws:iam::222222222222:root"},
 				"Action": "s3:PutObject", "Resource": "*"})
 		}, cellKey{"other/222222222222", "s3:PutObject", "ledger-anchor-objects"}},
+		{"two more ledger anchors in the ledger's stack, the last open to another account", func(t *testing.T, tpls map[string]template) {
+			// The second anchor of a stack is named by the stack; a third of
+			// the same stack must be numbered, not dropped from the matrix.
+			doc := policyDoc(t, tpls["ErasureLedger"], "AWS::S3::BucketPolicy", "OnlyTheSweeperAnchors")
+			copyAnchor(t, tpls["ErasureLedger"], "ZSecondAnchor", doc)
+			open := clone(t, doc)
+			removeStatement(t, open, "OnlyTheSweeperAnchors")
+			addStatement(t, open, map[string]any{"Effect": "Allow", "Principal": map[string]any{"AWS": "arn:aws:iam::222222222222:root"},
+				"Action": "s3:PutObject", "Resource": "*"})
+			copyAnchor(t, tpls["ErasureLedger"], "ZThirdAnchor", open)
+		}, cellKey{"other/222222222222", "s3:PutObject", "ledger-anchor-objects/ErasureLedger#2"}},
 		{"the bitmap bucket's lock removed and another account let read its registry rows", func(t *testing.T, tpls map[string]template) {
 			// Only the rows: the segments' class alone would not see it.
 			doc := policyDoc(t, tpls["BitmapStore"], "AWS::S3::BucketPolicy", "OnlyTheStoreReadsAndWrites")
@@ -453,6 +464,36 @@ func policyDoc(t *testing.T, tpl template, typ, sid string) map[string]any {
 	}
 	t.Fatalf("no %s with statement %q", typ, sid)
 	return nil
+}
+
+// copyAnchor adds to tpl a copy of its ledger anchor bucket named id, with
+// a bucket policy of its own whose document is doc.
+func copyAnchor(t *testing.T, tpl template, id string, doc map[string]any) {
+	t.Helper()
+	rs := tpl["Resources"].(map[string]any)
+	for _, b := range tpl.resources("AWS::S3::Bucket") {
+		if meta, _ := b["Metadata"].(map[string]any); meta[channelpolicy.KindMetadataKey] == string(channelpolicy.LedgerAnchor) {
+			rs[id] = clone(t, b)
+			rs[id+"Policy"] = map[string]any{"Type": "AWS::S3::BucketPolicy",
+				"Properties": map[string]any{"Bucket": map[string]any{"Ref": id}, "PolicyDocument": clone(t, doc)}}
+			return
+		}
+	}
+	t.Fatal("no ledger anchor bucket")
+}
+
+// clone is a deep copy of a template node.
+func clone(t *testing.T, v map[string]any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func addStatement(t *testing.T, doc map[string]any, s map[string]any) {

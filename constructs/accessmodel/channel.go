@@ -1,6 +1,8 @@
 package accessmodel
 
 import (
+	"fmt"
+
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 )
 
@@ -29,19 +31,32 @@ type Channel struct {
 }
 
 // Add puts t on the path; a nil t is no target (a key the app does not
-// hold). A second target of one name replaces nothing: the first stays.
-func (c *Channel) Add(t *Target) {
+// hold). A target whose name is already on the path is not added: Add
+// returns a *DuplicateTargetError, so no caller loses one silently.
+func (c *Channel) Add(t *Target) error {
 	if t == nil {
-		return
+		return nil
 	}
 	if c.byName == nil {
 		c.byName = map[string]*Target{}
 	}
 	if _, taken := c.byName[t.Name]; taken {
-		return
+		return &DuplicateTargetError{Name: t.Name}
 	}
 	c.byName[t.Name] = t
 	c.Targets = append(c.Targets, t)
+	return nil
+}
+
+// DuplicateTargetError refuses a second target of one name: each cell of
+// the matrix names its target, so two targets of one name would be one.
+type DuplicateTargetError struct {
+	// Name is the target's name (a kind and a store's or stack's name).
+	Name string
+}
+
+func (e *DuplicateTargetError) Error() string {
+	return fmt.Sprintf("accessmodel: a target named %q is already on the channel", e.Name)
 }
 
 // Target is the target of that name, or nil.

@@ -1,6 +1,7 @@
 package accessmodel_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/linn-cloud/erasure-channel/constructs/accessmodel"
@@ -24,11 +25,17 @@ func topicChannel(stmts ...map[string]any) *accessmodel.Channel {
 	}
 	ch := &accessmodel.Channel{TopicAccount: account, TopicRegion: region, TopicIdents: []string{topicARN},
 		Declared: accessmodel.Declared{Publishers: []string{publisher}}}
-	ch.Add(&accessmodel.Target{Name: "topic", Kind: channelpolicy.Topic,
+	mustAdd(ch, &accessmodel.Target{Name: "topic", Kind: channelpolicy.Topic,
 		Admins: []string{channelpolicy.DefaultAdministrators("aws", account, region)},
 		Resource: iameval.Resource{Aliases: []string{topicARN}, Account: account, Region: region,
 			Policy: iameval.Parse(map[string]any{"Statement": list}, nil, "the topic's policy")}})
 	return ch
+}
+
+func mustAdd(ch *accessmodel.Channel, t *accessmodel.Target) {
+	if err := ch.Add(t); err != nil {
+		panic(err)
+	}
 }
 
 var (
@@ -94,5 +101,23 @@ func TestOrganisationContext(t *testing.T) {
 	}
 	if got := none.OrgOf("222222222222"); got != iameval.OrgOutside {
 		t.Errorf("no organisation given: OrgOf(another account) = %q, want outside", got)
+	}
+}
+
+// TestChannelRefusesASecondTargetOfOneName: cells name their target, so a
+// second target of a name on the channel is refused with a typed error and
+// the first stays, the only one asked.
+func TestChannelRefusesASecondTargetOfOneName(t *testing.T) {
+	ch := topicChannel(allowPublisher)
+	second := &accessmodel.Target{Name: "topic", Kind: channelpolicy.Topic}
+	var dup *accessmodel.DuplicateTargetError
+	if err := ch.Add(second); !errors.As(err, &dup) || dup.Name != "topic" {
+		t.Fatalf("a second target named topic: want *DuplicateTargetError naming it, got %v", err)
+	}
+	if len(ch.Targets) != 1 || ch.Target("topic") == second {
+		t.Fatalf("the refused target was put on the channel: %d targets", len(ch.Targets))
+	}
+	if err := ch.Add(nil); err != nil {
+		t.Fatalf("a nil target is no target: %v", err)
 	}
 }

@@ -59,12 +59,14 @@ func (a *assembly) appRoles(handlers map[string]*accessmodel.Principal) []*acces
 	return out
 }
 
-// add names a target of kind for store ("" for the channel's own).
+// add names a target of kind for store ("" for the channel's own) and puts
+// it on the channel. A name already there (a third ledger anchor in one
+// stack) is numbered, name#2 and on: no resource is left out of the matrix.
 func (a *assembly) add(ch *accessmodel.Channel, name string, kind channelpolicy.Kind, store string, t *accessmodel.Target) {
 	if t == nil {
 		return
 	}
-	t.Name, t.Kind, t.Store = name, kind, store
+	t.Kind, t.Store = kind, store
 	t.Admins = a.administratorsOf(t)
 	if t.Template != nil {
 		r := t.Template.Resources[t.ID]
@@ -75,7 +77,21 @@ func (a *assembly) add(ch *accessmodel.Channel, name string, kind channelpolicy.
 		t.Locked = r.Metadata[channelpolicy.KindMetadataKey] != nil
 		t.Gate = &channelpolicy.Resource{Properties: props, DeletionPolicy: r.DeletionPolicy, UpdateReplacePolicy: r.UpdateReplacePolicy}
 	}
-	ch.Add(t)
+	t.Name = name
+	for n := 2; ch.Add(t) != nil; n++ {
+		t.Name = fmt.Sprintf("%s#%d", name, n)
+	}
+}
+
+// numbered is name, or when taken already name#2 and on; it takes the one
+// it returns.
+func numbered(taken map[string]bool, name string) string {
+	out := name
+	for n := 2; taken[out]; n++ {
+		out = fmt.Sprintf("%s#%d", name, n)
+	}
+	taken[out] = true
+	return out
 }
 
 func (a *assembly) findTargets(ch *accessmodel.Channel, stores []Store, cfg Config) {
@@ -89,15 +105,17 @@ func (a *assembly) findTargets(ch *accessmodel.Channel, stores []Store, cfg Conf
 	} else if len(topics.idents) > 0 {
 		ch.TopicAccount, ch.TopicRegion = iameval.ARNAccount(topics.idents[0]), iameval.ARNRegion(topics.idents[0])
 	}
+	taken := map[string]bool{}
 	for _, s := range stores {
 		t := a.TemplateAt(s.Template)
 		if t == nil {
 			continue
 		}
 		name := storeName(s)
-		if ch.Target("queue/"+name) != nil {
+		if taken[name] {
 			name = s.Stack + "/" + s.QueueID // two hand-rolled stores of one shape
 		}
+		name = numbered(taken, name)
 		a.add(ch, "queue/"+name, channelpolicy.Queue, name, a.policyTarget(t, s.QueueID, "AWS::SQS::QueuePolicy", "Queues"))
 		if s.DeadLetterID != "" {
 			a.add(ch, "dlq/"+name, channelpolicy.DeadLetters, name, a.policyTarget(t, s.DeadLetterID, "AWS::SQS::QueuePolicy", "Queues"))
