@@ -48,13 +48,14 @@ SARIF_MULTITOOL := $(TOOLS)/node_modules/@microsoft/sarif-multitool-linux/Sarif.
 
 # The ErasureSubscriber package for TypeScript and every jsii language
 # (constructs/typescript): npm pack builds it (the Go decisions of
-# constructs/erasure/plan to WebAssembly, then jsii) from these sources, and
+# constructs/erasure/plan, with the design types of constructs/erasure/design,
+# to WebAssembly, then jsii) from these sources, and
 # the twin and the example store-team app install the tarball as a store
 # team installs it from this repository.
 TSPKG     := $(CURDIR)/constructs/typescript
 TSPKG_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(TSPKG)/package.json)
 TSEXAMPLE := $(TSPKG)/example
-TSPKG_SRC := $(shell git ls-files constructs/erasure/plan constructs/erasure/handover constructs/typescript/lib constructs/typescript/bin constructs/typescript/scripts \
+TSPKG_SRC := $(shell git ls-files constructs/erasure/plan constructs/erasure/design constructs/erasure/handover constructs/typescript/lib constructs/typescript/bin constructs/typescript/scripts \
 	constructs/typescript/package.json constructs/typescript/README.md tools/release constructs/typescript/CHANGELOG.md contract constructs/erasurecheck constructs/cfnmodel \
 	constructs/channelpolicy constructs/iameval cmd/erasure-check cmd/internal schema go.mod go.sum 2>/dev/null)
 

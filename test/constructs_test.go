@@ -261,7 +261,7 @@ var nagPacks = []string{"AwsSolutions", "Serverless", "NIST.800.53.R5", "HIPAA.S
 
 // explained says whether a suppressed finding is one of
 // explainedSuppressions: a HIPAA Security or PCI DSS rule as its NIST 800-53
-// rev 5 twin of the same name (plan.NewSuppression suppresses both).
+// rev 5 twin of the same name (design.NewSuppression suppresses both).
 func explained(rule string) bool {
 	for _, p := range []string{"HIPAA.Security-", "PCI.DSS.321-"} {
 		if r, ok := strings.CutPrefix(rule, p); ok {

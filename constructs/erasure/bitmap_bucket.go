@@ -1,7 +1,7 @@
 package erasure
 
 import (
-	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 
 	"fmt"
@@ -179,9 +179,9 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 		RemovalPolicy:     removal,
 	})
 	suppress(map[string]string{
-		"AwsSolutions-S1":                           plan.ReasonBucketLogs,
-		"NIST.800.53.R5-S3BucketLoggingEnabled":     plan.ReasonBucketLogs,
-		"NIST.800.53.R5-S3BucketReplicationEnabled": plan.ReasonReplication,
+		"AwsSolutions-S1":                           design.ReasonBucketLogs,
+		"NIST.800.53.R5-S3BucketLoggingEnabled":     design.ReasonBucketLogs,
+		"NIST.800.53.R5-S3BucketReplicationEnabled": design.ReasonReplication,
 	}, b.Bucket)
 	checkPrincipalArns(&b.problems, b.path.Child("loaders"), props.Loaders, false)
 	checkPrincipalArns(&b.problems, b.path.Child("administrators"), props.Administrators, true)
@@ -290,7 +290,7 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 		// The library writes keys of its own choosing under its prefix: the
 		// object actions can only be granted on <bucket>/<prefix>*.
 		arn := "Resource::<" + *awscdk.Stack_Of(b.Bucket).GetLogicalId(b.Bucket.Node().DefaultChild().(awscdk.CfnElement)) + ".Arn>/" + b.Prefix
-		suppressRules(plan.SuppressionApplying("AwsSolutions-IAM5",
+		suppressRules(design.SuppressionApplying("AwsSolutions-IAM5",
 			"The bitmap library names its objects (registry rows, generations) under its prefix at run time; the object actions are limited to <bucket>/"+b.Prefix+"*, version reads and deletes to its generation keys <bucket>/"+b.Prefix+"*/segments/*, the bucket itself gets only s3:ListBucket and s3:ListBucketVersions.",
 			[]string{arn + "*", arn + "*/segments/*"}).Rules, role)
 	}

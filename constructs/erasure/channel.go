@@ -20,7 +20,7 @@ import (
 
 	"github.com/linn-cloud/erasure-channel/constructs/channelmeta"
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
-	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
@@ -168,7 +168,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	topicMark := lockedTopic(ch.Topic)
 	topicMark.MarkFlag(channelmeta.TopicMetadataKey, true)
 	ch.ResponseKey = newKey(this, "ResponseKey", "Erasure response queue and its dead-letter queue")
-	ch.ResponseQueue, ch.ResponseDeadLetterQueue = buildPair(this, ch.ResponseKey, plan.QueuePair{
+	ch.ResponseQueue, ch.ResponseDeadLetterQueue = buildPair(this, ch.ResponseKey, design.QueuePair{
 		IDPrefix: "Response", RetentionSeconds: c.QueueRetentionSeconds,
 		MaxReceiveCount: c.MaxReceiveCount, QueueName: props.ResponseQueueName,
 	})
@@ -190,10 +190,10 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	}
 
 	ch.newAlarms(this, c)
-	suppress(map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": plan.ReasonAlarmAction},
+	suppress(map[string]string{"NIST.800.53.R5-CloudWatchAlarmAction": design.ReasonAlarmAction},
 		ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm, ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm, ch.LedgerRefusedAnswersAlarm,
 		ch.ExhaustedRebroadcastsAlarm, ch.OverdueRequestsAlarm, ch.ReceiptLogRefusedAlarm, ch.ReceiptLogRolledBackAlarm)
-	suppress(map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}, ch.ResponseDeadLetterQueue)
+	suppress(map[string]string{"Serverless-SQSRedrivePolicy": design.ReasonDLQRedrive}, ch.ResponseDeadLetterQueue)
 	if len(problems) > 0 {
 		this.Node().AddValidation(problemsValidation(problems))
 	}
@@ -223,7 +223,7 @@ func (ch *ErasureChannel) admitRoster(topic *locked) []*locked {
 		ch.admitRosterAccounts(ch.principalsOfOtherAccounts(), handlers, topic, responses, key)
 		locks = append(locks, key)
 	}
-	responses.Deny("OnlyRosterHandlersAnswer", []string{"sqs:SendMessage"}, nil, plan.Conditions{"ArnNotLike": {"aws:PrincipalArn": plan.One(handlers)}})
+	responses.Deny("OnlyRosterHandlersAnswer", []string{"sqs:SendMessage"}, nil, design.Conditions{"ArnNotLike": {"aws:PrincipalArn": design.One(handlers)}})
 	if !r.inChannelAccount {
 		// No store of the channel's own account: its roles under the handler
 		// path are no roster store's (a same-account role needs no Allow).
@@ -256,19 +256,19 @@ func (ch *ErasureChannel) admitRoster(topic *locked) []*locked {
 // shared policies admit the roster's other accounts by: the organisation
 // (aws:PrincipalOrgID, one id however many accounts), or the roster's
 // accounts other than the channel's, by id (aws:PrincipalAccount).
-func (ch *ErasureChannel) principalsOfOtherAccounts() map[string]plan.Values {
+func (ch *ErasureChannel) principalsOfOtherAccounts() map[string]design.Values {
 	if ch.organization != "" {
-		return map[string]plan.Values{"aws:PrincipalOrgID": plan.One(ch.organization)}
+		return map[string]design.Values{"aws:PrincipalOrgID": design.One(ch.organization)}
 	}
-	return map[string]plan.Values{"aws:PrincipalAccount": plan.List(ch.roster.others...)}
+	return map[string]design.Values{"aws:PrincipalAccount": design.List(ch.roster.others...)}
 }
 
 // channelAccountHandlers is the condition of a principal under the handler
 // path in the channel's own account.
-func channelAccountHandlers(channelAccount, handlers string) plan.Conditions {
-	return plan.Conditions{
-		"StringEquals": {"aws:PrincipalAccount": plan.One(channelAccount)},
-		"ArnLike":      {"aws:PrincipalArn": plan.One(handlers)},
+func channelAccountHandlers(channelAccount, handlers string) design.Conditions {
+	return design.Conditions{
+		"StringEquals": {"aws:PrincipalAccount": design.One(channelAccount)},
+		"ArnLike":      {"aws:PrincipalArn": design.One(handlers)},
 	}
 }
 
@@ -302,7 +302,7 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	topic.AdministeredBy(channelpolicy.Topic, admins, channelpolicy.TopicData)
 	// SNS answers over plain HTTP too, and the topic's EnforceSSL denies only
 	// sns:Publish without TLS: every other action is denied here.
-	topic.Deny("EveryActionOverTLSOnly", nil, []string{"sns:Publish"}, plan.Conditions{"Bool": {"aws:SecureTransport": plan.One("false")}})
+	topic.Deny("EveryActionOverTLSOnly", nil, []string{"sns:Publish"}, design.Conditions{"Bool": {"aws:SecureTransport": design.One("false")}})
 	topicKey := lockedKey(ch.TopicKey)
 	topicKey.AdministeredBy(channelpolicy.TopicKey, admins, channelpolicy.KeyUse)
 	if len(props.Publishers) > 0 {
@@ -312,9 +312,9 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 		// service principal needs an Allow of the key policy, which has none,
 		// so the Deny leaves services out rather than name the topic (which
 		// would be a dependency cycle: the topic names the key).
-		topicKey.Deny("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, nil, plan.Conditions{
-			"ArnNotLike": {"aws:PrincipalArn": plan.List(props.Publishers...)},
-			"Bool":       {"aws:PrincipalIsAWSService": plan.One("false")},
+		topicKey.Deny("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, nil, design.Conditions{
+			"ArnNotLike": {"aws:PrincipalArn": design.List(props.Publishers...)},
+			"Bool":       {"aws:PrincipalIsAWSService": design.One("false")},
 		})
 	}
 	if len(r.stores) > 0 {
@@ -370,21 +370,21 @@ func (ch *ErasureChannel) lockSubscriptions(topic *locked, admins []string) {
 	r := ch.roster
 	subscribe := []string{"sns:Subscribe"}
 	topic.OnlyFrom("OnlyAdministratorsSubscribe", subscribe, admins, nil)
-	topic.Deny("SubscribeOnlySqs", subscribe, nil, plan.Conditions{"StringNotEquals": {"sns:Protocol": plan.One("sqs")}})
-	topic.Deny("SubscribeOnlyStoreQueuesOfTheSubscribersAccount", subscribe, nil, plan.Conditions{"StringNotLike": {
-		"sns:Endpoint": plan.One(fmt.Sprintf("arn:%s:sqs:*:${aws:PrincipalAccount}:%s*", partition(), contract.QueueNamePrefix))}})
+	topic.Deny("SubscribeOnlySqs", subscribe, nil, design.Conditions{"StringNotEquals": {"sns:Protocol": design.One("sqs")}})
+	topic.Deny("SubscribeOnlyStoreQueuesOfTheSubscribersAccount", subscribe, nil, design.Conditions{"StringNotLike": {
+		"sns:Endpoint": design.One(fmt.Sprintf("arn:%s:sqs:*:${aws:PrincipalAccount}:%s*", partition(), contract.QueueNamePrefix))}})
 	switch {
 	case !r.knowsChannelAccount:
 		// An environment-agnostic channel: its account is only known at
 		// deploy, so the roster's accounts are named outright (or the
 		// organisation is).
-		who := map[string]plan.Values{"aws:PrincipalAccount": plan.List(r.accounts...)}
+		who := map[string]design.Values{"aws:PrincipalAccount": design.List(r.accounts...)}
 		if ch.organization != "" {
-			who = map[string]plan.Values{"aws:PrincipalOrgID": plan.One(ch.organization)}
+			who = map[string]design.Values{"aws:PrincipalOrgID": design.One(ch.organization)}
 		}
-		topic.Deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, plan.Conditions{"StringNotEquals": who})
+		topic.Deny("SubscribeOnlyFromRosterAccounts", subscribe, nil, design.Conditions{"StringNotEquals": who})
 	case !r.inChannelAccount:
-		topic.Deny("NoOneOfTheChannelAccountSubscribes", subscribe, nil, plan.Conditions{"StringEquals": {"aws:PrincipalAccount": plan.One(r.channelAccount)}})
+		topic.Deny("NoOneOfTheChannelAccountSubscribes", subscribe, nil, design.Conditions{"StringEquals": {"aws:PrincipalAccount": design.One(r.channelAccount)}})
 	}
 }
 
@@ -441,21 +441,21 @@ func appendNew(list []string, s string) []string {
 // its key through SQS, and lets their principals subscribe an SQS queue (the
 // topic's locks narrow it to their administrators and their own store queues):
 // Allows for every principal, on topic, responses and key.
-func (ch *ErasureChannel) admitRosterAccounts(accounts map[string]plan.Values, handlers string, topic, responses, key *locked) {
+func (ch *ErasureChannel) admitRosterAccounts(accounts map[string]design.Values, handlers string, topic, responses, key *locked) {
 	region := ch.env.region
-	with := func(more map[string]plan.Values) map[string]plan.Values {
+	with := func(more map[string]design.Values) map[string]design.Values {
 		out := maps.Clone(accounts)
 		maps.Copy(out, more)
 		return out
 	}
-	topic.Allow("RosterSubscribeSqs", []string{"sns:Subscribe"}, plan.Conditions{"StringEquals": with(map[string]plan.Values{"sns:Protocol": plan.One("sqs")})})
-	responses.Allow("RosterSendResponses", []string{"sqs:SendMessage"}, plan.Conditions{
+	topic.Allow("RosterSubscribeSqs", []string{"sns:Subscribe"}, design.Conditions{"StringEquals": with(map[string]design.Values{"sns:Protocol": design.One("sqs")})})
+	responses.Allow("RosterSendResponses", []string{"sqs:SendMessage"}, design.Conditions{
 		"StringEquals": accounts,
-		"ArnLike":      {"aws:PrincipalArn": plan.One(handlers)},
+		"ArnLike":      {"aws:PrincipalArn": design.One(handlers)},
 	})
-	key.Allow("RosterEncryptResponsesViaSqs", []string{"kms:GenerateDataKey", "kms:Decrypt"}, plan.Conditions{
-		"StringEquals": with(map[string]plan.Values{"kms:ViaService": plan.One(fmt.Sprintf("sqs.%s.amazonaws.com", region))}),
-		"ArnLike":      {"aws:PrincipalArn": plan.One(handlers)},
+	key.Allow("RosterEncryptResponsesViaSqs", []string{"kms:GenerateDataKey", "kms:Decrypt"}, design.Conditions{
+		"StringEquals": with(map[string]design.Values{"kms:ViaService": design.One(fmt.Sprintf("sqs.%s.amazonaws.com", region))}),
+		"ArnLike":      {"aws:PrincipalArn": design.One(handlers)},
 	})
 }
 
@@ -574,31 +574,31 @@ func isAccountID(s string) bool { return contract.IsAWSAccountID(s) }
 // its metric (a queue's, the response reader's or the ledger's), one
 // evaluation period, missing data not breaching.
 func (ch *ErasureChannel) newAlarms(this constructs.Construct, c contract.Constants) {
-	const responseQueue, responseDLQ plan.Name = "responseQueue", "responseDeadLetterQueue"
-	d := plan.NewDesign()
-	objects := map[plan.Name]any{plan.NameThis: this, responseQueue: ch.ResponseQueue, responseDLQ: ch.ResponseDeadLetterQueue}
-	queueMetric := func(q plan.Name, m plan.QueueMetricName) *plan.QueueMetric {
-		return &plan.QueueMetric{Queue: q, Metric: m, Statistic: plan.QueueAlarmStatistic, PeriodMinutes: plan.QueueAlarmMinutes}
+	const responseQueue, responseDLQ design.Name = "responseQueue", "responseDeadLetterQueue"
+	d := design.NewDesign()
+	objects := map[design.Name]any{design.NameThis: this, responseQueue: ch.ResponseQueue, responseDLQ: ch.ResponseDeadLetterQueue}
+	queueMetric := func(q design.Name, m design.QueueMetricName) *design.QueueMetric {
+		return &design.QueueMetric{Queue: q, Metric: m, Statistic: design.QueueAlarmStatistic, PeriodMinutes: design.QueueAlarmMinutes}
 	}
-	add := func(id, description string, onQueue *plan.QueueMetric, metric awscloudwatch.IMetric, threshold float64, compare plan.Comparison) {
-		a := plan.Alarm{Scope: plan.NameThis, ID: id, Description: description, QueueMetric: onQueue, Threshold: threshold, Comparison: compare, As: plan.Name(id)}
+	add := func(id, description string, onQueue *design.QueueMetric, metric awscloudwatch.IMetric, threshold float64, compare design.Comparison) {
+		a := design.Alarm{Scope: design.NameThis, ID: id, Description: description, QueueMetric: onQueue, Threshold: threshold, Comparison: compare, As: design.Name(id)}
 		if metric != nil {
-			a.Metric = plan.Name(id + "Metric")
+			a.Metric = design.Name(id + "Metric")
 			objects[a.Metric] = metric
 		}
 		d.Alarms = append(d.Alarms, a)
 	}
-	atLeastOnce := plan.GreaterThanOrEqual
+	atLeastOnce := design.GreaterThanOrEqual
 	// onReader is an alarm on one of the response reader's or the ledger's
 	// counts by code (readerMetric): at least one in a period.
 	onReader := func(id, description, metricName, code string) {
 		add(id, description, nil, readerMetric(metricName, code, nil), 1, atLeastOnce)
 	}
 	add("ResponseDeadLetterAlarm", "Store answers reached the response dead-letter queue: the account service failed to process them.",
-		queueMetric(responseDLQ, plan.MessagesVisible), nil, 1, atLeastOnce)
+		queueMetric(responseDLQ, design.MessagesVisible), nil, 1, atLeastOnce)
 	add("OldestResponseAlarm",
 		fmt.Sprintf("An answer has waited on the response queue longer than R = %d s (expiryPeriodSeconds): the account service is not reading answers.", c.ExpiryPeriodSeconds),
-		queueMetric(responseQueue, plan.AgeOfOldestMessage), nil, float64(c.ExpiryPeriodSeconds), plan.GreaterThan)
+		queueMetric(responseQueue, design.AgeOfOldestMessage), nil, float64(c.ExpiryPeriodSeconds), design.GreaterThan)
 	onReader("RefusedAnswersAlarm",
 		"The response reader refused an answer whose sender is not the handler of the store it names: a forged or misrouted answer was kept for investigation, and that store's round is still open.",
 		contract.MetricAnswersRefused, contract.CodeSenderNotOnRoster)
@@ -621,7 +621,7 @@ func (ch *ErasureChannel) newAlarms(this constructs.Construct, c contract.Consta
 		"The ledger's receipt log does not extend the latest signed head in its anchor bucket (LOG_ROLLED_BACK): the table was restored from a backup or its log rewritten. Erasures go on; no receipt is appended until an operator restores the log the anchor holds.",
 		contract.MetricReceiptLogRefused, contract.CodeLogRolledBack)
 	made, _ := applyDesign(d, objects)
-	alarm := func(id string) awscloudwatch.Alarm { return made[plan.Name(id)].(awscloudwatch.Alarm) }
+	alarm := func(id string) awscloudwatch.Alarm { return made[design.Name(id)].(awscloudwatch.Alarm) }
 	ch.ResponseDeadLetterAlarm, ch.OldestResponseAlarm = alarm("ResponseDeadLetterAlarm"), alarm("OldestResponseAlarm")
 	ch.RefusedAnswersAlarm, ch.ConflictingAnswersAlarm = alarm("RefusedAnswersAlarm"), alarm("ConflictingAnswersAlarm")
 	ch.LedgerRefusedAnswersAlarm, ch.ExhaustedRebroadcastsAlarm = alarm("LedgerRefusedAnswersAlarm"), alarm("ExhaustedRebroadcastsAlarm")

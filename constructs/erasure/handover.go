@@ -11,12 +11,12 @@ import (
 
 	"github.com/aws/jsii-runtime-go/runtime"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
 )
 
 // ErasureSubscriber, built once per store, hands what it builds (its
 // resources, wiring, locks, alarms and cdk-nag suppressions) to the jsii
-// kernel as one typed design (plan.Design) per step: handover/apply.js, the
+// kernel as one typed design (design.Design) per step: handover/apply.js, the
 // one applier of designs, builds it with aws-cdk-lib's own classes, as it
 // does for the TypeScript construct. A store costs two hand-overs instead of
 // a round trip for every call and field (TestJsiiCallsPerStore). The
@@ -76,7 +76,7 @@ var loadHandover = sync.OnceFunc(func() { runtime.Load(handoverPackage, handover
 
 // applyDesign hands d over with the objects it names, in one jsii call:
 // what it made, by name, and what it read.
-func applyDesign(d plan.Design, objects map[plan.Name]any) (map[plan.Name]any, plan.Answer) {
+func applyDesign(d design.Design, objects map[design.Name]any) (map[design.Name]any, design.Answer) {
 	loadHandover()
 	text, err := json.Marshal(d)
 	if err != nil {
@@ -88,19 +88,19 @@ func applyDesign(d plan.Design, objects map[plan.Name]any) (map[plan.Name]any, p
 	}
 	var result map[string]any
 	runtime.StaticInvoke(handoverFQN, "apply", []any{string(text), byName}, &result)
-	var answer plan.Answer
+	var answer design.Answer
 	raw, ok := result["answer"].(string)
 	if !ok || json.Unmarshal([]byte(raw), &answer) != nil {
-		panic(fmt.Errorf("erasure: the applier answered no plan.Answer")) // a fault of the applier
+		panic(fmt.Errorf("erasure: the applier answered no design.Answer")) // a fault of the applier
 	}
 	delete(result, "answer")
-	made := make(map[plan.Name]any, len(result))
+	made := make(map[design.Name]any, len(result))
 	for n, o := range result {
-		made[plan.Name(n)] = o
+		made[design.Name(n)] = o
 	}
 	return made, answer
 }
 
 // NagContextKey is the context key of an app that says whether it runs
-// cdk-nag (plan.NagContextKey): false writes no cdk-nag suppressions.
-const NagContextKey = plan.NagContextKey
+// cdk-nag (design.NagContextKey): false writes no cdk-nag suppressions.
+const NagContextKey = design.NagContextKey

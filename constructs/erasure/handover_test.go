@@ -20,7 +20,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
-	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
 )
 
 // TestHandoverTarballIsStable: the tarball is the same bytes every time (its
@@ -131,7 +131,7 @@ func TestApplierTypeChecks(t *testing.T) {
 		t.Fatalf("tsc refuses the applier:\n%s", out)
 	}
 	apply, _ := os.ReadFile(filepath.Join("handover", "apply.js"))
-	design, _ := os.ReadFile(filepath.Join("handover", "design.ts"))
+	designTS, _ := os.ReadFile(filepath.Join("handover", "design.ts"))
 	config, _ := os.ReadFile(filepath.Join("handover", "tsconfig.json"))
 	config = bytes.ReplaceAll(config, []byte("../../typescript/node_modules"), []byte(modules))
 	for _, tc := range []struct{ name, file, from, to, want string }{
@@ -141,7 +141,7 @@ func TestApplierTypeChecks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			files := map[string][]byte{"apply.js": apply, "design.ts": design, "tsconfig.json": config}
+			files := map[string][]byte{"apply.js": apply, "design.ts": designTS, "tsconfig.json": config}
 			if !bytes.Contains(files[tc.file], []byte(tc.from)) {
 				t.Fatalf("%s holds no %q", tc.file, tc.from)
 			}
@@ -160,7 +160,7 @@ func TestApplierTypeChecks(t *testing.T) {
 }
 
 // refusal is what a hand-over of d with objects panics with, "" for none.
-func refusal(d plan.Design, objects map[plan.Name]any) (msg string) {
+func refusal(d design.Design, objects map[design.Name]any) (msg string) {
 	defer func() {
 		if r := recover(); r != nil {
 			msg = fmt.Sprint(r)
@@ -180,30 +180,30 @@ func TestHandoverRefusesWhatItCannotBuild(t *testing.T) {
 	stack := awscdk.NewStack(app, jsii.String("S"), nil)
 	queue := awssqs.NewQueue(stack, jsii.String("Q"), nil)
 	topic := awssns.NewTopic(stack, jsii.String("T"), nil)
-	held := map[plan.Name]any{"stack": stack, "queue": queue, "topic": topic}
+	held := map[design.Name]any{"stack": stack, "queue": queue, "topic": topic}
 	text := "text"
 	flag := true
-	design := func(edit func(*plan.Design)) plan.Design {
-		d := plan.NewDesign()
+	withEdit := func(edit func(*design.Design)) design.Design {
+		d := design.NewDesign()
 		edit(&d)
 		return d
 	}
 	for _, tc := range []struct {
 		name string
-		d    plan.Design
+		d    design.Design
 		want string
 	}{
-		{"another version", design(func(d *plan.Design) { d.Version = plan.DesignVersion + 1 }), "this applier reads version"},
-		{"a name nothing holds", design(func(d *plan.Design) { d.Keys = []plan.Key{{Scope: "nowhere", ID: "K", As: "k"}} }), `"nowhere" is not a construct`},
-		{"a topic where a queue goes", design(func(d *plan.Design) { d.Reads = &plan.Reads{Queues: []plan.Name{"topic"}} }), `"topic" is not a queue`},
-		{"a named principal in a lock", design(func(d *plan.Design) {
-			d.Locks = []plan.Lock{{Resource: "queue", Statements: []plan.Statement{{Effect: plan.Deny, Principal: &plan.Principal{AWS: plan.One("arn:aws:iam::1:root")}, Action: plan.One("sqs:*").Ref()}}}}
+		{"another version", withEdit(func(d *design.Design) { d.Version = design.DesignVersion + 1 }), "this applier reads version"},
+		{"a name nothing holds", withEdit(func(d *design.Design) { d.Keys = []design.Key{{Scope: "nowhere", ID: "K", As: "k"}} }), `"nowhere" is not a construct`},
+		{"a topic where a queue goes", withEdit(func(d *design.Design) { d.Reads = &design.Reads{Queues: []design.Name{"topic"}} }), `"topic" is not a queue`},
+		{"a named principal in a lock", withEdit(func(d *design.Design) {
+			d.Locks = []design.Lock{{Resource: "queue", Statements: []design.Statement{{Effect: design.Deny, Principal: &design.Principal{AWS: design.One("arn:aws:iam::1:root")}, Action: design.One("sqs:*").Ref()}}}}
 		}), `for every principal ("*")`},
-		{"a metadata entry of two values", design(func(d *plan.Design) {
-			d.Locks = []plan.Lock{{Resource: "queue", Metadata: []plan.MetadataEntry{{Key: "k", Text: &text, Flag: &flag}}}}
+		{"a metadata entry of two values", withEdit(func(d *design.Design) {
+			d.Locks = []design.Lock{{Resource: "queue", Metadata: []design.MetadataEntry{{Key: "k", Text: &text, Flag: &flag}}}}
 		}), "holds 2 values, not one"},
-		{"a short reason", design(func(d *plan.Design) {
-			d.Suppressions = []plan.Suppression{plan.NewSuppression(map[string]string{"AwsSolutions-SQS3": "no"}, "queue")}
+		{"a short reason", withEdit(func(d *design.Design) {
+			d.Suppressions = []design.Suppression{design.NewSuppression(map[string]string{"AwsSolutions-SQS3": "no"}, "queue")}
 		}), "needs a reason of 10 characters or more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -220,16 +220,16 @@ func TestHandoverRefusesWhatItCannotBuild(t *testing.T) {
 func TestHandoverReturnsWhatItMade(t *testing.T) {
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
 	stack := awscdk.NewStack(app, jsii.String("S"), &awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String("111111111111"), Region: jsii.String("eu-west-1")}})
-	d := plan.NewDesign()
-	d.Scope = &plan.Scope{Under: plan.NameScope, ID: "Store", As: plan.NameThis}
-	d.Keys = []plan.Key{{Scope: plan.NameThis, ID: "Key", Description: "k", As: plan.NameKey}}
-	d.QueuePairs = []plan.QueuePair{{Scope: plan.NameThis, Key: plan.NameKey, RetentionSeconds: 60, MaxReceiveCount: 3,
-		QueueAs: plan.NameQueue, DeadLetterAs: plan.NameDeadLetterQueue}}
-	d.Reads = &plan.Reads{Stack: plan.NameThis, Queues: []plan.Name{plan.NameQueue}}
-	made, answer := applyDesign(d, map[plan.Name]any{plan.NameScope: stack})
-	scope, ok := made[plan.NameThis].(constructs.Construct)
+	d := design.NewDesign()
+	d.Scope = &design.Scope{Under: design.NameScope, ID: "Store", As: design.NameThis}
+	d.Keys = []design.Key{{Scope: design.NameThis, ID: "Key", Description: "k", As: design.NameKey}}
+	d.QueuePairs = []design.QueuePair{{Scope: design.NameThis, Key: design.NameKey, RetentionSeconds: 60, MaxReceiveCount: 3,
+		QueueAs: design.NameQueue, DeadLetterAs: design.NameDeadLetterQueue}}
+	d.Reads = &design.Reads{Stack: design.NameThis, Queues: []design.Name{design.NameQueue}}
+	made, answer := applyDesign(d, map[design.Name]any{design.NameScope: stack})
+	scope, ok := made[design.NameThis].(constructs.Construct)
 	if !ok {
-		t.Fatalf("the scope came back as %T", made[plan.NameThis])
+		t.Fatalf("the scope came back as %T", made[design.NameThis])
 	}
 	if got := *scope.Node().Path(); got != "S/Store" {
 		t.Errorf("the scope's path is %q, want S/Store", got)
@@ -237,14 +237,14 @@ func TestHandoverReturnsWhatItMade(t *testing.T) {
 	if answer.Account != "111111111111" || answer.Region != "eu-west-1" {
 		t.Errorf("the stack's account and region: %q %q", answer.Account, answer.Region)
 	}
-	queue, ok := made[plan.NameQueue].(awssqs.Queue)
+	queue, ok := made[design.NameQueue].(awssqs.Queue)
 	if !ok {
-		t.Fatalf("the queue came back as %T", made[plan.NameQueue])
+		t.Fatalf("the queue came back as %T", made[design.NameQueue])
 	}
-	if _, ok := made[plan.NameDeadLetterQueue].(awssqs.Queue); !ok {
-		t.Fatalf("the dead-letter queue came back as %T", made[plan.NameDeadLetterQueue])
+	if _, ok := made[design.NameDeadLetterQueue].(awssqs.Queue); !ok {
+		t.Fatalf("the dead-letter queue came back as %T", made[design.NameDeadLetterQueue])
 	}
-	if got := answer.Queues[plan.NameQueue].Arn; !isToken(&got) || got != *queue.QueueArn() {
+	if got := answer.Queues[design.NameQueue].Arn; !isToken(&got) || got != *queue.QueueArn() {
 		t.Errorf("read queueArn %q, the queue's own %q", got, *queue.QueueArn())
 	}
 	if got := *queue.Node().Path(); got != "S/Store/Queue" {
@@ -292,11 +292,11 @@ func TestSuppressionsOnlyWhereCdkNagMayRun(t *testing.T) {
 		}
 		app := awscdk.NewApp(props)
 		stack := awscdk.NewStack(app, jsii.String("S"), nil)
-		reasons := map[string]string{"Serverless-SQSRedrivePolicy": plan.ReasonDLQRedrive}
+		reasons := map[string]string{"Serverless-SQSRedrivePolicy": design.ReasonDLQRedrive}
 		suppress(reasons, awssqs.NewQueue(stack, jsii.String("Direct"), nil))
-		d := plan.NewDesign()
-		d.Suppressions = []plan.Suppression{plan.NewSuppression(reasons, "q")}
-		applyDesign(d, map[plan.Name]any{"q": awssqs.NewQueue(stack, jsii.String("Designed"), nil)})
+		d := design.NewDesign()
+		d.Suppressions = []design.Suppression{design.NewSuppression(reasons, "q")}
+		applyDesign(d, map[design.Name]any{"q": awssqs.NewQueue(stack, jsii.String("Designed"), nil)})
 		meta := cdkNagMetadata(t, app)
 		for _, writer := range []string{"Direct", "Designed"} {
 			written := false
@@ -317,9 +317,9 @@ func TestSuppressionsOnlyWhereCdkNagMayRun(t *testing.T) {
 // NagSuppressions.addResourceSuppressions writes for the same rules on a
 // twin of the same construct.
 func TestSuppressionsAreCdkNags(t *testing.T) {
-	first := []plan.NagRule{{ID: "AwsSolutions-SQS3", Reason: plan.ReasonDLQRedrive}, {ID: "Serverless-SQSRedrivePolicy", Reason: "Ein Grund, der über Latin-1 hinausgeht: 🔒 ✓"}}
-	second := []plan.NagRule{{ID: "AwsSolutions-IAM5", Reason: "Only the objects under the prefix, as named at run time.", AppliesTo: []string{"Resource::<B.Arn>/p*", "Action::s3:*"}},
-		{ID: "AwsSolutions-SQS3", Reason: plan.ReasonDLQRedrive}}
+	first := []design.NagRule{{ID: "AwsSolutions-SQS3", Reason: design.ReasonDLQRedrive}, {ID: "Serverless-SQSRedrivePolicy", Reason: "Ein Grund, der über Latin-1 hinausgeht: 🔒 ✓"}}
+	second := []design.NagRule{{ID: "AwsSolutions-IAM5", Reason: "Only the objects under the prefix, as named at run time.", AppliesTo: []string{"Resource::<B.Arn>/p*", "Action::s3:*"}},
+		{ID: "AwsSolutions-SQS3", Reason: design.ReasonDLQRedrive}}
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
 	stack := awscdk.NewStack(app, jsii.String("S"), nil)
 	ours := constructs.NewConstruct(stack, jsii.String("Ours"))
@@ -328,10 +328,10 @@ func TestSuppressionsAreCdkNags(t *testing.T) {
 		dlq := awssqs.NewQueue(scope, jsii.String("Dlq"), nil)
 		awssqs.NewQueue(scope, jsii.String("Queue"), &awssqs.QueueProps{DeadLetterQueue: &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(3)}})
 	}
-	for _, rules := range [][]plan.NagRule{first, second} {
-		d := plan.NewDesign()
-		d.Suppressions = []plan.Suppression{{Scopes: []plan.Name{"ours"}, Rules: rules, UnlessContextOff: plan.NagContextKey}}
-		applyDesign(d, map[plan.Name]any{"ours": ours})
+	for _, rules := range [][]design.NagRule{first, second} {
+		d := design.NewDesign()
+		d.Suppressions = []design.Suppression{{Scopes: []design.Name{"ours"}, Rules: rules, UnlessContextOff: design.NagContextKey}}
+		applyDesign(d, map[design.Name]any{"ours": ours})
 		var theirRules []*cdknag.NagPackSuppression
 		for _, r := range rules {
 			s := &cdknag.NagPackSuppression{Id: jsii.String(r.ID), Reason: jsii.String(r.Reason)}

@@ -1,6 +1,7 @@
 package erasure
 
 import (
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 	"github.com/linn-cloud/erasure-channel/contract/timing"
@@ -154,7 +155,7 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 	// response key both ways.
 	ch.ResponseDeadLetterQueue.GrantConsumeMessages(l.Reader)
 	ch.ResponseKey.Grant(l.Reader, jsii.String("kms:Decrypt"), jsii.String("kms:GenerateDataKey"))
-	suppress(map[string]string{"Serverless-LambdaEventSourceMappingDestination": plan.ReasonESMDest}, l.Reader)
+	suppress(map[string]string{"Serverless-LambdaEventSourceMappingDestination": design.ReasonESMDest}, l.Reader)
 	// The sweeper: one at a time, each publisher tick; it publishes on the topic.
 	l.Sweeper = l.newFunction(this, props.Code, ch, "Sweeper", LedgerSweeperRoleName, "sweeper", c.HandlerTimeoutCapSeconds*5)
 	// One sweeper at a time on AWS: a tick that would overlap a sweep still
@@ -169,12 +170,12 @@ func NewErasureLedger(scope constructs.Construct, id *string, props *ErasureLedg
 		Targets:     &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(l.Sweeper, &awseventstargets.LambdaFunctionProps{RetryAttempts: jsii.Number(0)})},
 	})
 	suppress(map[string]string{
-		"AwsSolutions-SMG4":                            plan.ReasonLedgerRotation,
-		"NIST.800.53.R5-SecretsManagerRotationEnabled": plan.ReasonLedgerRotation,
-		"NIST.800.53.R5-DynamoDBInBackupPlan":          plan.ReasonLedgerBackup,
-		"NIST.800.53.R5-DynamoDBAutoscalingEnabled":    plan.ReasonLedgerOnDemand,
+		"AwsSolutions-SMG4":                            design.ReasonLedgerRotation,
+		"NIST.800.53.R5-SecretsManagerRotationEnabled": design.ReasonLedgerRotation,
+		"NIST.800.53.R5-DynamoDBInBackupPlan":          design.ReasonLedgerBackup,
+		"NIST.800.53.R5-DynamoDBAutoscalingEnabled":    design.ReasonLedgerOnDemand,
 	}, l.Secret, l.Table)
-	suppress(map[string]string{"Serverless-EventBusDLQ": plan.ReasonLedgerSchedule}, rule)
+	suppress(map[string]string{"Serverless-EventBusDLQ": design.ReasonLedgerSchedule}, rule)
 	if len(problems) > 0 {
 		this.Node().AddValidation(problemsValidation(problems))
 	}
@@ -315,10 +316,10 @@ func (l *ErasureLedger) newAnchor(this constructs.Construct, c contract.Constant
 		RemovalPolicy:              awscdk.RemovalPolicy_RETAIN,
 	})
 	suppress(map[string]string{
-		"AwsSolutions-S1":                           plan.ReasonAnchorAccessLogs,
-		"NIST.800.53.R5-S3BucketLoggingEnabled":     plan.ReasonAnchorAccessLogs,
-		"NIST.800.53.R5-S3BucketReplicationEnabled": plan.ReasonAnchorReplication,
-		"NIST.800.53.R5-S3DefaultEncryptionKMS":     plan.ReasonAnchorEncryption,
+		"AwsSolutions-S1":                           design.ReasonAnchorAccessLogs,
+		"NIST.800.53.R5-S3BucketLoggingEnabled":     design.ReasonAnchorAccessLogs,
+		"NIST.800.53.R5-S3BucketReplicationEnabled": design.ReasonAnchorReplication,
+		"NIST.800.53.R5-S3DefaultEncryptionKMS":     design.ReasonAnchorEncryption,
 	}, l.Anchor)
 }
 
@@ -357,8 +358,8 @@ func (l *ErasureLedger) newFunction(this constructs.Construct, code awslambda.Co
 		Resources: &[]*string{awscdk.Arn_Format(&awscdk.ArnComponents{Service: jsii.String("ssm"), Resource: jsii.String("parameter"),
 			ResourceName: jsii.String(strings.TrimPrefix(l.RosterPath, "/"))}, st)},
 	}))
-	reasons := plan.FunctionReasons(plan.ReasonLedgerDLQ)
-	reasons["AwsSolutions-IAM5"] = plan.ReasonLedgerIndex
+	reasons := design.FunctionReasons(design.ReasonLedgerDLQ)
+	reasons["AwsSolutions-IAM5"] = design.ReasonLedgerIndex
 	suppress(reasons, f, role, logs)
 	return f
 }

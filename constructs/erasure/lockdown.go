@@ -12,43 +12,43 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
-	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 )
 
 // locked is a resource of a construct built once per app and its
-// plan.Locked: administrators alone may take an action off the data path,
+// design.Locked: administrators alone may take an action off the data path,
 // and each data-path action only the principals of its path
 // (channelpolicy). applyLocks hands its lock to the one applier of designs
 // (handover/apply.js), as the subscriber's design does.
 type locked struct {
-	*plan.Locked
+	*design.Locked
 	resource constructs.IConstruct
 }
 
 func lockedQueue(q awssqs.Queue) *locked {
-	return &locked{plan.LockedResource("", *q.QueueArn()), q}
+	return &locked{design.LockedResource("", *q.QueueArn()), q}
 }
 
 func lockedTopic(t awssns.Topic) *locked {
-	return &locked{plan.LockedResource("", *t.TopicArn()), t}
+	return &locked{design.LockedResource("", *t.TopicArn()), t}
 }
 
-func lockedKey(k awskms.Key) *locked { return &locked{plan.LockedKey(""), k} }
+func lockedKey(k awskms.Key) *locked { return &locked{design.LockedKey(""), k} }
 
 func lockedBucket(b awss3.Bucket) *locked {
-	return &locked{plan.LockedResource("", *b.BucketArn(), *b.ArnForObjects(jsii.String("*"))), b}
+	return &locked{design.LockedResource("", *b.BucketArn(), *b.ArnForObjects(jsii.String("*"))), b}
 }
 
 // applyLocks hands ls's pending locks to the applier in one design: each
 // resource's metadata entries, then its statements, in order (a queue,
 // topic or bucket makes its policy on the first).
 func applyLocks(ls ...*locked) {
-	d := plan.NewDesign()
-	objects := make(map[plan.Name]any, len(ls))
+	d := design.NewDesign()
+	objects := make(map[design.Name]any, len(ls))
 	for i, l := range ls {
 		lock := l.Lock()
-		lock.Resource = plan.Name(fmt.Sprintf("locked%d", i))
+		lock.Resource = design.Name(fmt.Sprintf("locked%d", i))
 		objects[lock.Resource] = l.resource
 		d.Locks = append(d.Locks, lock)
 	}
@@ -59,25 +59,25 @@ func applyLocks(ls ...*locked) {
 // and their children, unless the app's context turns cdk-nag off
 // (NagContextKey).
 func suppress(reasons map[string]string, scopes ...constructs.IConstruct) {
-	suppressRules(plan.NewSuppression(reasons).Rules, scopes...)
+	suppressRules(design.NewSuppression(reasons).Rules, scopes...)
 }
 
 // suppressRules hands cdk-nag suppressions, as the plan states them, to the
 // applier: cdk-nag 2's metadata and cdk-nag 3's acknowledgements on each of
 // scopes and their children.
-func suppressRules(rules []plan.NagRule, scopes ...constructs.IConstruct) {
+func suppressRules(rules []design.NagRule, scopes ...constructs.IConstruct) {
 	if len(scopes) == 0 {
 		return
 	}
-	s := plan.Suppression{Rules: rules, UnlessContextOff: NagContextKey}
-	objects := make(map[plan.Name]any, len(scopes))
+	s := design.Suppression{Rules: rules, UnlessContextOff: NagContextKey}
+	objects := make(map[design.Name]any, len(scopes))
 	for i, scope := range scopes {
-		name := plan.Name(fmt.Sprintf("scope%d", i))
+		name := design.Name(fmt.Sprintf("scope%d", i))
 		objects[name] = scope
 		s.Scopes = append(s.Scopes, name)
 	}
-	d := plan.NewDesign()
-	d.Suppressions = []plan.Suppression{s}
+	d := design.NewDesign()
+	d.Suppressions = []design.Suppression{s}
 	applyDesign(d, objects)
 }
 

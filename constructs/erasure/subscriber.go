@@ -7,6 +7,7 @@ package erasure
 import (
 	"maps"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -147,14 +148,14 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 		}
 	}
 	s := &ErasureSubscriber{Name: props.Name, Settings: step.Settings}
-	s.Construct = names[plan.NameThis].(constructs.Construct)
+	s.Construct = names[design.NameThis].(constructs.Construct)
 	this := s.Construct
-	s.Key = names[plan.NameKey].(awskms.Key)
-	s.Queue, s.DeadLetterQueue = names[plan.NameQueue].(awssqs.Queue), names[plan.NameDeadLetterQueue].(awssqs.Queue)
-	if lg, ok := names[plan.NameLogGroup].(awslogs.LogGroup); ok {
+	s.Key = names[design.NameKey].(awskms.Key)
+	s.Queue, s.DeadLetterQueue = names[design.NameQueue].(awssqs.Queue), names[design.NameDeadLetterQueue].(awssqs.Queue)
+	if lg, ok := names[design.NameLogGroup].(awslogs.LogGroup); ok {
 		s.LogGroup = lg
 	}
-	if fn, ok := names[plan.NameFunction].(awslambda.Function); ok {
+	if fn, ok := names[design.NameFunction].(awslambda.Function); ok {
 		s.Function = fn
 	} else if props.HandlerProps == nil {
 		s.Function = props.Handler
@@ -162,8 +163,8 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 	if step.HandlerRoleID != "" {
 		s.HandlerRoleID = jsii.String(step.HandlerRoleID)
 	}
-	s.DeadLetterAlarm = names[plan.NameDeadLetterAlarm].(awscloudwatch.Alarm)
-	s.OldestMessageAlarm = names[plan.NameOldestMessageAlarm].(awscloudwatch.Alarm)
+	s.DeadLetterAlarm = names[design.NameDeadLetterAlarm].(awscloudwatch.Alarm)
+	s.OldestMessageAlarm = names[design.NameOldestMessageAlarm].(awscloudwatch.Alarm)
 	if len(step.Problems) > 0 {
 		this.Node().AddValidation(&validation{lines: step.Problems})
 	}
@@ -174,22 +175,22 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 // its designs name. Each fact is asked of the kernel only where the
 // decisions read it; the shared topic's and response queue's are read by
 // the applier in the first hand-over.
-func subscriberFacts(scope constructs.Construct, id *string, props *ErasureSubscriberProps) (plan.SubscriberInput, map[plan.Name]any) {
+func subscriberFacts(scope constructs.Construct, id *string, props *ErasureSubscriberProps) (plan.SubscriberInput, map[design.Name]any) {
 	in := plan.SubscriberInput{Name: props.Name, Partition: partition(), Administrators: props.Administrators, Constants: props.Constants}
 	if id != nil {
 		in.ID = *id // a nil id is refused by the kernel as an empty one is
 	}
-	names := map[plan.Name]any{plan.NameScope: scope}
+	names := map[design.Name]any{design.NameScope: scope}
 	// The topic's and the response queue's facts are read by the first
 	// hand-over, with the store's queues.
 	if t := props.Topic; t != nil {
-		names[plan.NameTopic], in.HasTopic = t, true
+		names[design.NameTopic], in.HasTopic = t, true
 	}
 	if q := props.ResponseQueue; q != nil {
-		names[plan.NameResponseQueue], in.HasResponseQueue = q, true
+		names[design.NameResponseQueue], in.HasResponseQueue = q, true
 	}
 	if h := props.Handler; h != nil {
-		names[plan.NameHandler] = h
+		names[design.NameHandler] = h
 		in.Handler = &plan.HandlerFacts{}
 		if t := h.Timeout(); t != nil {
 			in.Handler.Timeout = durationFact(t)
@@ -199,7 +200,7 @@ func subscriberFacts(scope constructs.Construct, id *string, props *ErasureSubsc
 		}
 	}
 	if hp := props.HandlerProps; hp != nil {
-		names[plan.NameHandlerProps] = hp
+		names[design.NameHandlerProps] = hp
 		in.HandlerProps = &plan.HandlerPropsFacts{Timeout: hp.Timeout != nil, FunctionName: hp.FunctionName != nil,
 			MemorySize: hp.MemorySize != nil, LogGroup: hp.LogGroup != nil}
 		if props.Handler == nil {
@@ -213,12 +214,12 @@ func subscriberFacts(scope constructs.Construct, id *string, props *ErasureSubsc
 	return in, names
 }
 
-// roleFacts are role's ARN and unique id (plan.RoleFacts), nil for no role.
-func roleFacts(role awsiam.IRole) *plan.RoleFacts {
+// roleFacts are role's ARN and unique id (design.RoleFacts), nil for no role.
+func roleFacts(role awsiam.IRole) *design.RoleFacts {
 	if role == nil {
 		return nil
 	}
-	return &plan.RoleFacts{Arn: *role.RoleArn(), ID: roleIDOf(role)}
+	return &design.RoleFacts{Arn: *role.RoleArn(), ID: roleIDOf(role)}
 }
 
 // durationFact is d as plan reads it, nil for none.
@@ -255,21 +256,21 @@ func roleIDOf(role awsiam.IRole) *string {
 
 // MetricNotApplicable is the ErasureNotApplicable metric the handler publishes
 // for this subscriber: a 5-minute sum of NOT_APPLICABLE answers
-// (plan.NotApplicableMetric). Of opts, the period, statistic, label, color,
+// (design.NotApplicableMetric). Of opts, the period, statistic, label, color,
 // unit, account and region apply.
 func (s *ErasureSubscriber) MetricNotApplicable(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	objects := map[plan.Name]any{}
+	objects := map[design.Name]any{}
 	if opts != nil {
-		objects[plan.NameOptions] = opts
+		objects[design.NameOptions] = opts
 	}
-	made, _ := applyDesign(plan.Metrics(plan.NotApplicableMetric(s.Name), opts != nil), objects)
-	return made[plan.NameMetric].(awscloudwatch.Metric)
+	made, _ := applyDesign(design.Metrics(design.NotApplicableMetric(s.Name), opts != nil), objects)
+	return made[design.NameMetric].(awscloudwatch.Metric)
 }
 
 // AddNotApplicableAlarm alarms when the store answers NOT_APPLICABLE at least
 // threshold times in one 5-minute period: the hook for a team that expects
 // its store to hold data of every kind it is asked about.
 func (s *ErasureSubscriber) AddNotApplicableAlarm(id string, threshold float64) awscloudwatch.Alarm {
-	made, _ := applyDesign(plan.NotApplicableAlarm(s.Name, id, threshold), map[plan.Name]any{plan.NameThis: s.Construct})
-	return made[plan.NameNotApplicableAlarm].(awscloudwatch.Alarm)
+	made, _ := applyDesign(design.NotApplicableAlarm(s.Name, id, threshold), map[design.Name]any{design.NameThis: s.Construct})
+	return made[design.NameNotApplicableAlarm].(awscloudwatch.Alarm)
 }

@@ -1,6 +1,6 @@
 // @ts-check
 'use strict';
-// The one applier of the erasure constructs' designs (constructs/erasure/plan
+// The one applier of the erasure constructs' designs (constructs/erasure/design
 // Design): the Go ErasureSubscriber hands it a design through the jsii
 // kernel (Handover.apply, index.ts), the TypeScript construct calls it in
 // process.

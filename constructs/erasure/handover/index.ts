@@ -11,11 +11,11 @@ const applier: { applyText(design: string, objects: { [name: string]: unknown })
 /** Applies the erasure constructs' designs (apply.js). */
 export class Handover {
   /**
-   * Builds design (a plan.Design as JSON) with the objects the caller holds
+   * Builds design (a design.Design as JSON) with the objects the caller holds
    * by name.
    *
    * @returns what the design made, by name, and what it read (an
-   * plan.Answer as JSON) as "answer".
+   * design.Answer as JSON) as "answer".
    */
   public static apply(design: string, objects: { [name: string]: any }): { [name: string]: any } {
     return applier.applyText(design, objects);

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
+
 	"github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 	"github.com/linn-cloud/erasure-channel/constructs/iameval"
 	"github.com/linn-cloud/erasure-channel/contract"
@@ -38,12 +40,12 @@ type SubscriberInput struct {
 	// Partition is the app's token for the partition (Aws.PARTITION).
 	Partition string `json:"partition"`
 
-	HasTopic         bool                `json:"hasTopic"`                // the applier holds NameTopic
-	HasResponseQueue bool                `json:"hasResponseQueue"`        // the applier holds NameResponseQueue
-	Topic            *TopicFacts         `json:"topic,omitempty"`         // nil: none given, or read by the first hand-over
-	ResponseQueue    *ResponseQueueFacts `json:"responseQueue,omitempty"` // nil: none given, or read by the first hand-over
-	Handler          *HandlerFacts       `json:"handler,omitempty"`       // nil: no handler function given
-	HandlerProps     *HandlerPropsFacts  `json:"handlerProps,omitempty"`  // nil: no handler props given
+	HasTopic         bool                       `json:"hasTopic"`                // the applier holds NameTopic
+	HasResponseQueue bool                       `json:"hasResponseQueue"`        // the applier holds NameResponseQueue
+	Topic            *design.TopicFacts         `json:"topic,omitempty"`         // nil: none given, or read by the first hand-over
+	ResponseQueue    *design.ResponseQueueFacts `json:"responseQueue,omitempty"` // nil: none given, or read by the first hand-over
+	Handler          *HandlerFacts              `json:"handler,omitempty"`       // nil: no handler function given
+	HandlerProps     *HandlerPropsFacts         `json:"handlerProps,omitempty"`  // nil: no handler props given
 
 	HandlerTimeout    *DurationFact `json:"handlerTimeout,omitempty"`
 	VisibilityTimeout *DurationFact `json:"visibilityTimeout,omitempty"`
@@ -61,52 +63,25 @@ type SubscriberInput struct {
 	Constants *contract.Constants `json:"-"`
 
 	// QueuesAnswer is what the first design's hand-over read (nil before it).
-	QueuesAnswer *Answer `json:"queuesAnswer,omitempty"`
+	QueuesAnswer *design.Answer `json:"queuesAnswer,omitempty"`
 	// FunctionAnswer is what the second read, when CDK made the handler's
 	// role and the second design asked for it.
-	FunctionAnswer *Answer `json:"functionAnswer,omitempty"`
-}
-
-// TopicFacts are what the decisions read of the erasure topic.
-type TopicFacts struct {
-	Arn string `json:"arn"` // its TopicArn (a token for a topic of this app)
-	// StackRegion is the region of the topic's stack (a token for an
-	// environment-agnostic one).
-	StackRegion string `json:"stackRegion"`
-	FIFO        bool   `json:"fifo"`
-	// RestrictsSqsDecryption: the topic's app sets
-	// @aws-cdk/aws-sns-subscriptions:restrictSqsDescryption.
-	RestrictsSqsDecryption bool `json:"restrictsSqsDecryption"`
-}
-
-// ResponseQueueFacts are what the decisions read of the response queue.
-type ResponseQueueFacts struct {
-	URL    string `json:"url"`    // its QueueUrl (a token)
-	FIFO   bool   `json:"fifo"`   // a FIFO queue
-	HasKey bool   `json:"hasKey"` // its encryptionMasterKey is known
-	InApp  bool   `json:"inApp"`  // it is a queue of this app (it has a default child)
-}
-
-// RoleFacts are a handler role's ARN and, for a role of this app, its
-// unique id (nil for an imported role).
-type RoleFacts struct {
-	Arn string  `json:"arn"`
-	ID  *string `json:"id"`
+	FunctionAnswer *design.Answer `json:"functionAnswer,omitempty"`
 }
 
 // HandlerFacts are what the decisions read of a given handler function.
 type HandlerFacts struct {
-	Timeout *DurationFact `json:"timeout,omitempty"` // nil: Lambda's default
-	Role    *RoleFacts    `json:"role,omitempty"`    // nil: it has none
+	Timeout *DurationFact     `json:"timeout,omitempty"` // nil: Lambda's default
+	Role    *design.RoleFacts `json:"role,omitempty"`    // nil: it has none
 }
 
 // HandlerPropsFacts say which of the given handler props are set.
 type HandlerPropsFacts struct {
-	Timeout      bool       `json:"timeout"`
-	FunctionName bool       `json:"functionName"`
-	MemorySize   bool       `json:"memorySize"`
-	LogGroup     bool       `json:"logGroup"`
-	Role         *RoleFacts `json:"role,omitempty"` // the given role, or nil
+	Timeout      bool              `json:"timeout"`
+	FunctionName bool              `json:"functionName"`
+	MemorySize   bool              `json:"memorySize"`
+	LogGroup     bool              `json:"logGroup"`
+	Role         *design.RoleFacts `json:"role,omitempty"` // the given role, or nil
 }
 
 // DurationFact is a Duration prop: unresolved (a token), or its milliseconds.
@@ -124,8 +99,8 @@ type NumberFact struct {
 // SubscriberStep is the next hand-over: apply Design, then, unless Final,
 // call Subscriber again with what it read (QueuesAnswer, then FunctionAnswer).
 type SubscriberStep struct {
-	Design Design `json:"design"`
-	Final  bool   `json:"final"`
+	Design design.Design `json:"design"`
+	Final  bool          `json:"final"`
 	// Settings are the timing settings the props resolve to.
 	Settings timing.SubscriberSettings `json:"settings"`
 	// Problems (with Final) are every problem, one line each, each naming
@@ -200,30 +175,30 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	}
 	learned := &queueFacts{
 		Account: queuesRead.Account, Region: queuesRead.Region,
-		QueueArn: queuesRead.Queues[NameQueue].Arn, DeadLetterQueueArn: queuesRead.Queues[NameDeadLetterQueue].Arn,
+		QueueArn: queuesRead.Queues[design.NameQueue].Arn, DeadLetterQueueArn: queuesRead.Queues[design.NameDeadLetterQueue].Arn,
 	}
 
 	// The wiring, in one hand-over (two when CDK makes the handler's role
 	// and the locks must name it).
-	d := NewDesign()
+	d := design.NewDesign()
 	if t := in.Topic; t != nil {
 		d.Subscriptions = append(d.Subscriptions, subscriptionTo(t, learned))
 	}
 
-	env := handlerEnvironment(in, queuesRead.Queues[NameQueue].URL, build)
-	var fn Name         // the handler, "" for none
-	var role *RoleFacts // the handler's role, nil for none
+	env := handlerEnvironment(in, queuesRead.Queues[design.NameQueue].URL, build)
+	var fn design.Name         // the handler, "" for none
+	var role *design.RoleFacts // the handler's role, nil for none
 	switch {
 	case in.Handler != nil && in.HandlerProps == nil:
-		fn = NameHandler
+		fn = design.NameHandler
 		for _, k := range slices.Sorted(maps.Keys(env)) {
-			d.Variables = append(d.Variables, Variable{Function: fn, Name: k, Value: env[k]})
+			d.Variables = append(d.Variables, design.Variable{Function: fn, Name: k, Value: env[k]})
 		}
 		role = in.Handler.Role
 	case builds:
-		f := LambdaFunction{Scope: NameThis, ID: "Handler", Props: NameHandlerProps, TimeoutSeconds: build.HandlerTimeoutSeconds, As: NameFunction}
+		f := design.LambdaFunction{Scope: design.NameThis, ID: "Handler", Props: design.NameHandlerProps, TimeoutSeconds: build.HandlerTimeoutSeconds, As: design.NameFunction}
 		for _, k := range slices.Sorted(maps.Keys(env)) {
-			f.Environment = append(f.Environment, EnvEntry{Name: k, Value: env[k]})
+			f.Environment = append(f.Environment, design.EnvEntry{Name: k, Value: env[k]})
 		}
 		if !in.HandlerProps.FunctionName && validName {
 			// SQS names an answer's sender "<role id>:<function name>": the
@@ -235,39 +210,39 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 		}
 		if ownRole {
 			// logs:CreateLogStream and logs:PutLogEvents on this group
-			d.LogWrites = append(d.LogWrites, LogWrite{LogGroup: NameLogGroup, Grantee: NameRole})
-			f.Role, f.LogGroup = NameRole, NameLogGroup
+			d.LogWrites = append(d.LogWrites, design.LogWrite{LogGroup: design.NameLogGroup, Grantee: design.NameRole})
+			f.Role, f.LogGroup = design.NameRole, design.NameLogGroup
 		}
 		d.Functions = append(d.Functions, f)
-		fn = NameFunction
+		fn = design.NameFunction
 		switch {
 		case ownRole:
-			role = ptr(queuesRead.Roles[NameRole])
+			role = ptr(queuesRead.Roles[design.NameRole])
 		case in.HandlerProps.Role != nil:
 			role = in.HandlerProps.Role
 		default:
 			// CDK makes the function a role of its own: make the function
 			// now, and ask.
 			if in.FunctionAnswer == nil {
-				d.Reads = &Reads{FunctionRoles: []Name{NameFunction}}
+				d.Reads = &design.Reads{FunctionRoles: []design.Name{design.NameFunction}}
 				step.Design = d
 				return step
 			}
-			role = in.FunctionAnswer.FunctionRoles[NameFunction]
-			d = NewDesign() // the function is made: the rest goes to a third hand-over
+			role = in.FunctionAnswer.FunctionRoles[design.NameFunction]
+			d = design.NewDesign() // the function is made: the rest goes to a third hand-over
 		}
 	}
 	admins := in.Administrators
 	if len(admins) == 0 {
 		admins = []string{channelpolicy.DefaultAdministrators(in.Partition, learned.Account, learned.Region)}
 	}
-	queue := LockedResource(NameQueue, learned.QueueArn)
+	queue := design.LockedResource(design.NameQueue, learned.QueueArn)
 	if fn != "" {
-		d.EventSources = append(d.EventSources, EventSource{Function: fn, Queue: NameQueue, BatchSize: build.BatchSize, WindowSeconds: build.MaxBatchingWindowSeconds})
+		d.EventSources = append(d.EventSources, design.EventSource{Function: fn, Queue: design.NameQueue, BatchSize: build.BatchSize, WindowSeconds: build.MaxBatchingWindowSeconds})
 		if in.ResponseQueue != nil {
-			d.Grants = append(d.Grants, sendGrants(NameResponseQueue, in.ResponseQueue.HasKey, fn)...)
+			d.Grants = append(d.Grants, sendGrants(design.NameResponseQueue, in.ResponseQueue.HasKey, fn)...)
 		}
-		d.Grants = append(d.Grants, sendGrants(NameQueue, true, fn)...) // pass two re-sends to the store's own queue
+		d.Grants = append(d.Grants, sendGrants(design.NameQueue, true, fn)...) // pass two re-sends to the store's own queue
 		if role == nil {
 			queue.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
 			d.Locks = append(d.Locks, queue.Lock())
@@ -281,18 +256,18 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 				step.HandlerRoleID = *role.ID
 				// Pass two is proven by identity: the handler accepts its
 				// marker only from "<this role id>:<its function name>".
-				d.Variables = append(d.Variables, Variable{Function: fn, Name: contract.EnvHandlerRoleID, Value: *role.ID})
+				d.Variables = append(d.Variables, design.Variable{Function: fn, Name: contract.EnvHandlerRoleID, Value: *role.ID})
 				// The account service authenticates the store's answers by
 				// this role id: cdk deploy --outputs-file hands it to
 				// erasurectl watch --role-ids-from.
-				d.Outputs = append(d.Outputs, Output{Scope: NameThis, ID: "HandlerRoleId",
+				d.Outputs = append(d.Outputs, design.Output{Scope: design.NameThis, ID: "HandlerRoleId",
 					Description: "Erasure store " + in.Name + ": <store>=<its handler role's unique id>, for the account service's roster",
 					LogicalID:   contract.RoleIDOutputPrefix + contract.NameDigest(in.Name), Join: []string{in.Name + "=", *role.ID}})
 				if ledger := topicAccount(in.Topic); validName && ledger != "" && ledger != learned.Account {
 					// A store outside the channel's account joins with its
 					// own deploy: the ledger's reader reads this id itself.
 					d.LookupRoles = append(d.LookupRoles, lookupRole(in.Partition, ledger, in.Name, role.Arn))
-					d.Suppressions = append(d.Suppressions, NewSuppression(map[string]string{"NIST.800.53.R5-IAMNoInlinePolicy": ReasonLookupInline}, NameLookupRole))
+					d.Suppressions = append(d.Suppressions, design.NewSuppression(map[string]string{"NIST.800.53.R5-IAMNoInlinePolicy": design.ReasonLookupInline}, design.NameLookupRole))
 				}
 			} else {
 				problems.Add(path.Child("handler").Child("role"), problem.Missing, "the handler's role is imported, so its unique id (RoleId) is unknown and the handler cannot prove a pass-two marker its own: give the handler a role built in this app")
@@ -331,12 +306,12 @@ func handlerEnvironment(in SubscriberInput, queueURL string, build timing.Subscr
 }
 
 // subscriptionTo is the store queue's subscription to the erasure topic t.
-func subscriptionTo(t *TopicFacts, learned *queueFacts) Subscription {
+func subscriptionTo(t *design.TopicFacts, learned *queueFacts) design.Subscription {
 	principal := iameval.SNSServicePrincipal(topicRegion(t), known(learned.Region))
 	if t.RestrictsSqsDecryption && principal == globalSNSPrincipal {
 		// CDK's own subscription scopes both statements to the topic under
 		// this flag.
-		return Subscription{Topic: NameTopic, Queue: NameQueue}
+		return design.Subscription{Topic: design.NameTopic, Queue: design.NameQueue}
 	}
 	// Like SqsSubscription: a topic imported by ARN names its region, so a
 	// store in another region subscribes across regions.
@@ -346,18 +321,18 @@ func subscriptionTo(t *TopicFacts, learned *queueFacts) Subscription {
 			region = parts[3]
 		}
 	}
-	return Subscription{Topic: NameTopic, Queue: NameQueue, Scoped: true, Key: NameKey, Principal: principal, TopicArn: t.Arn, Region: region}
+	return design.Subscription{Topic: design.NameTopic, Queue: design.NameQueue, Scoped: true, Key: design.NameKey, Principal: principal, TopicArn: t.Arn, Region: region}
 }
 
 // addAlarms adds the subscriber's two alarms: a request dead-lettered, and
 // a message older than the store's worst case.
-func addAlarms(d *Design, name string, build timing.SubscriberSettings) {
+func addAlarms(d *design.Design, name string, build timing.SubscriberSettings) {
 	d.Alarms = append(d.Alarms,
-		DeadLetterAlarm(NameThis, "DeadLetterAlarm", NameDeadLetterQueue,
-			"Erasure requests for subscriber "+name+" reached the dead-letter queue: they were not handled and need an operator.", NameDeadLetterAlarm),
-		OldestMessageAlarm(NameThis, "OldestMessageAlarm", NameQueue, build.WorstCaseSeconds(),
+		design.DeadLetterAlarm(design.NameThis, "DeadLetterAlarm", design.NameDeadLetterQueue,
+			"Erasure requests for subscriber "+name+" reached the dead-letter queue: they were not handled and need an operator.", design.NameDeadLetterAlarm),
+		design.OldestMessageAlarm(design.NameThis, "OldestMessageAlarm", design.NameQueue, build.WorstCaseSeconds(),
 			fmt.Sprintf("A message on subscriber %s's erasure queue is older than the store's worst case of %d s: the handler is not consuming.", name, build.WorstCaseSeconds()),
-			NameOldestMessageAlarm))
+			design.NameOldestMessageAlarm))
 }
 
 // addSuppressions adds the subscriber's cdk-nag suppressions, each on the
@@ -365,48 +340,48 @@ func addAlarms(d *Design, name string, build timing.SubscriberSettings) {
 // resource it is applied to, and a subscriber-wide suppression quintupled
 // each store's template. fn is the handler ("" for none); ownRole says the
 // construct built its role and log group.
-func addSuppressions(d *Design, fn Name, ownRole bool) {
-	d.Suppressions = append(d.Suppressions, AlarmActionsSuppression(NameDeadLetterAlarm, NameOldestMessageAlarm))
+func addSuppressions(d *design.Design, fn design.Name, ownRole bool) {
+	d.Suppressions = append(d.Suppressions, design.AlarmActionsSuppression(design.NameDeadLetterAlarm, design.NameOldestMessageAlarm))
 	if fn != "" {
-		handler := []Name{fn} // a function's own default role is its child
+		handler := []design.Name{fn} // a function's own default role is its child
 		if ownRole {
-			handler = append(handler, NameRole, NameLogGroup)
+			handler = append(handler, design.NameRole, design.NameLogGroup)
 		}
-		d.Suppressions = append(d.Suppressions, NewSuppression(FunctionReasons(ReasonLambdaDLQ), handler...))
+		d.Suppressions = append(d.Suppressions, design.NewSuppression(design.FunctionReasons(design.ReasonLambdaDLQ), handler...))
 	}
 	// The subscription is the queue's child; the queue itself has a redrive policy.
-	d.Suppressions = append(d.Suppressions, NewSuppression(map[string]string{"Serverless-SNSRedrivePolicy": ReasonSNSRedrive, "Serverless-SQSRedrivePolicy": ReasonDLQRedrive},
-		NameQueue, NameDeadLetterQueue))
+	d.Suppressions = append(d.Suppressions, design.NewSuppression(map[string]string{"Serverless-SNSRedrivePolicy": design.ReasonSNSRedrive, "Serverless-SQSRedrivePolicy": design.ReasonDLQRedrive},
+		design.NameQueue, design.NameDeadLetterQueue))
 }
 
 // queuesDesign is the subscriber's first design: the construct, its key and
 // queues (and, when it builds the handler with a role of its own, its log
 // group and role), and the tokens the wiring names them by.
-func queuesDesign(in SubscriberInput, build timing.SubscriberSettings, validName, ownRole bool) Design {
-	d := NewDesign()
+func queuesDesign(in SubscriberInput, build timing.SubscriberSettings, validName, ownRole bool) design.Design {
+	d := design.NewDesign()
 	if !in.Self {
-		d.Scope = &Scope{Under: NameScope, ID: in.ID, As: NameThis}
+		d.Scope = &design.Scope{Under: design.NameScope, ID: in.ID, As: design.NameThis}
 	}
-	d.Keys = []Key{{Scope: NameThis, ID: "Key", Description: "Erasure queue and dead-letter queue of subscriber " + in.Name, As: NameKey}}
-	pair := QueuePair{Scope: NameThis, Key: NameKey, RetentionSeconds: build.RetentionSeconds, MaxReceiveCount: build.MaxReceiveCount,
-		VisibilitySeconds: build.VisibilityTimeoutSeconds, QueueAs: NameQueue, DeadLetterAs: NameDeadLetterQueue}
+	d.Keys = []design.Key{{Scope: design.NameThis, ID: "Key", Description: "Erasure queue and dead-letter queue of subscriber " + in.Name, As: design.NameKey}}
+	pair := design.QueuePair{Scope: design.NameThis, Key: design.NameKey, RetentionSeconds: build.RetentionSeconds, MaxReceiveCount: build.MaxReceiveCount,
+		VisibilitySeconds: build.VisibilityTimeoutSeconds, QueueAs: design.NameQueue, DeadLetterAs: design.NameDeadLetterQueue}
 	if validName {
 		// The name the channel's topic admits a subscription for.
 		pair.QueueName = contract.QueueName(in.Name)
 	}
-	d.QueuePairs = []QueuePair{pair}
-	d.Reads = &Reads{Stack: NameThis, Queues: []Name{NameQueue, NameDeadLetterQueue}}
+	d.QueuePairs = []design.QueuePair{pair}
+	d.Reads = &design.Reads{Stack: design.NameThis, Queues: []design.Name{design.NameQueue, design.NameDeadLetterQueue}}
 	if in.HasTopic && in.Topic == nil {
-		d.Reads.Topic = NameTopic
+		d.Reads.Topic = design.NameTopic
 	}
 	if in.HasResponseQueue && in.ResponseQueue == nil {
-		d.Reads.ResponseQueue = NameResponseQueue
+		d.Reads.ResponseQueue = design.NameResponseQueue
 	}
 	if ownRole {
 		// Least privilege instead of AWSLambdaBasicExecutionRole: the
 		// handler may write to its own log group and nothing else.
-		d.LogGroups = []LogGroup{{Scope: NameThis, ID: "HandlerLogs", RetentionDays: handlerLogRetentionDays, As: NameLogGroup}}
-		r := Role{Scope: NameThis, ID: "HandlerRole", Service: LambdaService, Description: "Erasure handler of subscriber " + in.Name, As: NameRole}
+		d.LogGroups = []design.LogGroup{{Scope: design.NameThis, ID: "HandlerLogs", RetentionDays: handlerLogRetentionDays, As: design.NameLogGroup}}
+		r := design.Role{Scope: design.NameThis, ID: "HandlerRole", Service: LambdaService, Description: "Erasure handler of subscriber " + in.Name, As: design.NameRole}
 		if validName {
 			// The name the channel's roster admits (contract.HandlerName).
 			r.RoleName = contract.HandlerName(in.Name)
@@ -414,8 +389,8 @@ func queuesDesign(in SubscriberInput, build timing.SubscriberSettings, validName
 			// store (contract.HandlerRolePath).
 			r.Path = contract.HandlerRolePath
 		}
-		d.Roles = []Role{r}
-		d.Reads.Roles = []Name{NameRole}
+		d.Roles = []design.Role{r}
+		d.Reads.Roles = []design.Name{design.NameRole}
 	}
 	return d
 }
@@ -431,7 +406,7 @@ func ptr[T any](v T) *T { return &v }
 
 // topicAccount is the account of a topic imported by ARN, "" when the ARN
 // is a token (a topic of this app: the ledger reads the id there itself).
-func topicAccount(t *TopicFacts) string {
+func topicAccount(t *design.TopicFacts) string {
 	if t == nil || IsToken(t.Arn) {
 		return ""
 	}
@@ -446,21 +421,21 @@ func topicAccount(t *TopicFacts) string {
 // assume it, and it may read the store's handler role (iam:GetRole on that
 // one role) and nothing else, so that the reader learns the role's unique id
 // without the channel team's deploy.
-func lookupRole(partition, ledgerAccount, store, handlerRoleArn string) LookupRole {
+func lookupRole(partition, ledgerAccount, store, handlerRoleArn string) design.LookupRole {
 	reader := contract.LedgerRoleARN(partition, ledgerAccount, contract.LedgerReaderRoleName)
-	return LookupRole{
-		Scope: NameThis, ID: "RosterLookupRole", As: NameLookupRole,
+	return design.LookupRole{
+		Scope: design.NameThis, ID: "RosterLookupRole", As: design.NameLookupRole,
 		RoleName:    contract.RosterLookupRoleName(store),
 		Path:        contract.RosterLookupRolePath,
 		Description: "Erasure store " + store + ": lets the channel's ledger reader read its handler role's id",
-		AssumeRolePolicy: PolicyDocument{Version: PolicyVersion, Statement: []Statement{{
-			Effect: Allow, Action: One("sts:AssumeRole").Ref(),
-			Principal: &Principal{AWS: One("arn:" + partition + ":iam::" + ledgerAccount + ":root")},
+		AssumeRolePolicy: design.PolicyDocument{Version: design.PolicyVersion, Statement: []design.Statement{{
+			Effect: design.Allow, Action: design.One("sts:AssumeRole").Ref(),
+			Principal: &design.Principal{AWS: design.One("arn:" + partition + ":iam::" + ledgerAccount + ":root")},
 			// The reader by ARN: it need not exist when the store deploys.
-			Condition: Conditions{"ArnEquals": {"aws:PrincipalArn": One(reader)}},
+			Condition: design.Conditions{"ArnEquals": {"aws:PrincipalArn": design.One(reader)}},
 		}}},
-		Policies: []InlinePolicy{{PolicyName: "ReadTheHandlerRoleId", Document: PolicyDocument{Version: PolicyVersion,
-			Statement: []Statement{{Effect: Allow, Action: One("iam:GetRole").Ref(), Resource: One(handlerRoleArn).Ref()}}}}},
+		Policies: []design.InlinePolicy{{PolicyName: "ReadTheHandlerRoleId", Document: design.PolicyDocument{Version: design.PolicyVersion,
+			Statement: []design.Statement{{Effect: design.Allow, Action: design.One("iam:GetRole").Ref(), Resource: design.One(handlerRoleArn).Ref()}}}}},
 	}
 }
 
@@ -469,36 +444,36 @@ func lookupRole(partition, ledgerAccount, store, handlerRoleArn string) LookupRo
 // and the handler (pass two) send; only the handler consumes, reads the
 // queue's attributes and uses the key besides SNS; nobody sends to the
 // dead-letter queue, and only administrators read it.
-func lockDown(q *Locked, learned *queueFacts, roleArn string, admins, topics []string) []Lock {
+func lockDown(q *design.Locked, learned *queueFacts, roleArn string, admins, topics []string) []design.Lock {
 	q.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
 	// Taking requests off the store's queue is denied to every principal but
 	// the handler's role (the event source polls with it), in any account,
 	// whatever its own policies allow: a request read by anyone else is a
 	// request the store never erases.
-	q.Deny("OnlyTheHandlerConsumes", channelpolicy.QueueConsume, nil, Conditions{"ArnNotEquals": {"aws:PrincipalArn": One(roleArn)}})
+	q.Deny("OnlyTheHandlerConsumes", channelpolicy.QueueConsume, nil, design.Conditions{"ArnNotEquals": {"aws:PrincipalArn": design.One(roleArn)}})
 	q.OnlyFrom("OnlyTheTopicAndTheHandlerSend", []string{"sqs:SendMessage"}, []string{roleArn}, topics)
 	q.OnlyFrom("OnlyTheHandlerAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append([]string{roleArn}, admins...), nil)
 
-	dlq := LockedResource(NameDeadLetterQueue, learned.DeadLetterQueueArn)
+	dlq := design.LockedResource(design.NameDeadLetterQueue, learned.DeadLetterQueueArn)
 	consumeOrRead := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
 	dlq.AdministeredBy(channelpolicy.DeadLetters, admins, consumeOrRead)
 	dlq.NoOne("NoOneSendsDeadLetters", []string{"sqs:SendMessage"})
 	dlq.OnlyFrom("OnlyAdministratorsConsume", consumeOrRead, admins, nil)
 
-	k := LockedKey(NameKey)
+	k := design.LockedKey(design.NameKey)
 	k.AdministeredBy(channelpolicy.QueueKey, admins, channelpolicy.KeyUse)
 	k.OnlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, []string{roleArn}, topics)
-	return []Lock{q.Lock(), dlq.Lock(), k.Lock()}
+	return []design.Lock{q.Lock(), dlq.Lock(), k.Lock()}
 }
 
 // sendGrants let grantee send to q and nothing more: sqs:SendMessage, and
 // on an encrypted queue the two key actions SendMessage needs, on its key
 // (CDK's grantSendMessages adds kms:Encrypt, kms:ReEncrypt* and
 // kms:GenerateDataKey*).
-func sendGrants(q Name, hasKey bool, grantee Name) []Grant {
-	grants := []Grant{{Resource: q, Grantee: grantee, Actions: []string{"sqs:SendMessage"}}}
+func sendGrants(q design.Name, hasKey bool, grantee design.Name) []design.Grant {
+	grants := []design.Grant{{Resource: q, Grantee: grantee, Actions: []string{"sqs:SendMessage"}}}
 	if hasKey {
-		grants = append(grants, Grant{Resource: q, QueueKey: true, Grantee: grantee, Actions: []string{"kms:GenerateDataKey", "kms:Decrypt"}})
+		grants = append(grants, design.Grant{Resource: q, QueueKey: true, Grantee: grantee, Actions: []string{"kms:GenerateDataKey", "kms:Decrypt"}})
 	}
 	return grants
 }
@@ -512,7 +487,7 @@ func sharedObject(p, path problem.Path) bool {
 
 // topicRegion is the topic's region as SNS's principal is decided by it:
 // its ARN's, else its stack's, else unknown ("").
-func topicRegion(t *TopicFacts) string {
+func topicRegion(t *design.TopicFacts) string {
 	if !IsToken(t.Arn) {
 		return iameval.ARNRegion(t.Arn)
 	}

@@ -7,14 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
+
 	"github.com/linn-cloud/erasure-channel/contract"
 )
 
 // answer plays the applier: what a design's reads return (tokens for
 // each queue's and role's attributes, a stack's account and region, a
 // function's role).
-func answer(d Design) Answer {
-	a := Answer{Queues: map[Name]QueueAttributes{}, Roles: map[Name]RoleFacts{}, FunctionRoles: map[Name]*RoleFacts{}}
+func answer(d design.Design) design.Answer {
+	a := design.Answer{Queues: map[design.Name]design.QueueAttributes{}, Roles: map[design.Name]design.RoleFacts{}, FunctionRoles: map[design.Name]*design.RoleFacts{}}
 	if d.Reads == nil {
 		return a
 	}
@@ -22,29 +24,29 @@ func answer(d Design) Answer {
 		a.Account, a.Region = "111111111111", "eu-west-1"
 	}
 	for _, n := range d.Reads.Queues {
-		a.Queues[n] = QueueAttributes{URL: "${Token[" + string(n) + ".url]}", Arn: "${Token[" + string(n) + ".arn]}"}
+		a.Queues[n] = design.QueueAttributes{URL: "${Token[" + string(n) + ".url]}", Arn: "${Token[" + string(n) + ".arn]}"}
 	}
 	for _, n := range d.Reads.Roles {
 		id := "${Token[" + string(n) + ".id]}"
-		a.Roles[n] = RoleFacts{Arn: "${Token[" + string(n) + ".arn]}", ID: &id}
+		a.Roles[n] = design.RoleFacts{Arn: "${Token[" + string(n) + ".arn]}", ID: &id}
 	}
 	if d.Reads.Topic != "" {
-		a.Topic = &TopicFacts{Arn: "${Token[topic.arn]}", StackRegion: "eu-west-1", RestrictsSqsDecryption: true}
+		a.Topic = &design.TopicFacts{Arn: "${Token[topic.arn]}", StackRegion: "eu-west-1", RestrictsSqsDecryption: true}
 	}
 	if d.Reads.ResponseQueue != "" {
-		a.ResponseQueue = &ResponseQueueFacts{URL: "${Token[rq.url]}", HasKey: true, InApp: true}
+		a.ResponseQueue = &design.ResponseQueueFacts{URL: "${Token[rq.url]}", HasKey: true, InApp: true}
 	}
 	for _, n := range d.Reads.FunctionRoles {
 		id := "${Token[fnrole.id]}"
-		a.FunctionRoles[n] = &RoleFacts{Arn: "${Token[fnrole.arn]}", ID: &id}
+		a.FunctionRoles[n] = &design.RoleFacts{Arn: "${Token[fnrole.arn]}", ID: &id}
 	}
 	return a
 }
 
 // run steps in to its end: every step's design, and the last step.
-func run(t *testing.T, in SubscriberInput) ([]Design, SubscriberStep) {
+func run(t *testing.T, in SubscriberInput) ([]design.Design, SubscriberStep) {
 	t.Helper()
-	var steps []Design
+	var steps []design.Design
 	for range 5 {
 		st := Subscriber(in)
 		steps = append(steps, st.Design)
@@ -65,8 +67,8 @@ func run(t *testing.T, in SubscriberInput) ([]Design, SubscriberStep) {
 func base() SubscriberInput {
 	return SubscriberInput{
 		ID: "ErasureSubscriber", Name: "space", Partition: "${Token[AWS.Partition.1]}",
-		Topic:         &TopicFacts{Arn: "${Token[topic.arn]}", StackRegion: "eu-west-1", RestrictsSqsDecryption: true},
-		ResponseQueue: &ResponseQueueFacts{URL: "${Token[rq.url]}", HasKey: true, InApp: true},
+		Topic:         &design.TopicFacts{Arn: "${Token[topic.arn]}", StackRegion: "eu-west-1", RestrictsSqsDecryption: true},
+		ResponseQueue: &design.ResponseQueueFacts{URL: "${Token[rq.url]}", HasKey: true, InApp: true},
 		HandlerProps:  &HandlerPropsFacts{},
 	}
 }
@@ -80,17 +82,19 @@ func TestSubscriberSteps(t *testing.T) {
 		name  string
 		edit  func(*SubscriberInput)
 		steps int
-		has   []Name // names some design makes
+		has   []design.Name // names some design makes
 	}{
-		{"own role and log group", func(*SubscriberInput) {}, 2, []Name{NameThis, NameKey, NameQueue, NameDeadLetterQueue, NameLogGroup, NameRole, NameFunction}},
-		{"a given role", func(in *SubscriberInput) { in.HandlerProps.Role = &RoleFacts{Arn: "arn:aws:iam::1:role/r", ID: &id} }, 2, []Name{NameFunction}},
-		{"a given log group: CDK makes the role", func(in *SubscriberInput) { in.HandlerProps.LogGroup = true }, 3, []Name{NameFunction}},
+		{"own role and log group", func(*SubscriberInput) {}, 2, []design.Name{design.NameThis, design.NameKey, design.NameQueue, design.NameDeadLetterQueue, design.NameLogGroup, design.NameRole, design.NameFunction}},
+		{"a given role", func(in *SubscriberInput) {
+			in.HandlerProps.Role = &design.RoleFacts{Arn: "arn:aws:iam::1:role/r", ID: &id}
+		}, 2, []design.Name{design.NameFunction}},
+		{"a given log group: CDK makes the role", func(in *SubscriberInput) { in.HandlerProps.LogGroup = true }, 3, []design.Name{design.NameFunction}},
 		{"a given function", func(in *SubscriberInput) {
-			in.HandlerProps, in.Handler = nil, &HandlerFacts{Role: &RoleFacts{Arn: "r", ID: &id}}
-		}, 2, []Name{NameQueue}},
+			in.HandlerProps, in.Handler = nil, &HandlerFacts{Role: &design.RoleFacts{Arn: "r", ID: &id}}
+		}, 2, []design.Name{design.NameQueue}},
 		{"the topic's and response queue's facts read by the first hand-over", func(in *SubscriberInput) {
 			in.Topic, in.ResponseQueue, in.HasTopic, in.HasResponseQueue = nil, nil, true, true
-		}, 2, []Name{NameFunction}},
+		}, 2, []design.Name{design.NameFunction}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,9 +104,9 @@ func TestSubscriberSteps(t *testing.T) {
 			if len(steps) != c.steps {
 				t.Errorf("%d steps, want %d", len(steps), c.steps)
 			}
-			made := map[Name]bool{}
+			made := map[design.Name]bool{}
 			for _, d := range steps {
-				if d.Version != DesignVersion {
+				if d.Version != design.DesignVersion {
 					t.Errorf("a design of version %d", d.Version)
 				}
 				if d.Scope != nil {
@@ -127,7 +131,7 @@ func TestSubscriberSteps(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var back Design
+				var back design.Design
 				if err := json.Unmarshal(b, &back); err != nil {
 					t.Fatal(err)
 				}
@@ -247,13 +251,13 @@ func TestSharedFactsReadOnceAndUsed(t *testing.T) {
 	read := base()
 	read.Topic, read.ResponseQueue, read.HasTopic, read.HasResponseQueue = nil, nil, true, true
 	first := Subscriber(read).Design
-	if first.Reads == nil || first.Reads.Topic != NameTopic || first.Reads.ResponseQueue != NameResponseQueue {
+	if first.Reads == nil || first.Reads.Topic != design.NameTopic || first.Reads.ResponseQueue != design.NameResponseQueue {
 		t.Fatalf("the first hand-over reads %+v, not the topic's and the response queue's facts", first.Reads)
 	}
 	if Subscriber(given).Design.Reads.Topic != "" {
 		t.Error("facts the caller gave are read again")
 	}
-	a, b := func() []Design { s, _ := run(t, given); return s }(), func() []Design { s, _ := run(t, read); return s }()
+	a, b := func() []design.Design { s, _ := run(t, given); return s }(), func() []design.Design { s, _ := run(t, read); return s }()
 	ja, _ := json.Marshal(a[1:])
 	jb, _ := json.Marshal(b[1:])
 	if string(ja) != string(jb) {

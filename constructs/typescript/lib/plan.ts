@@ -72,12 +72,12 @@ export function subscriberStep(input: SubscriberInput): SubscriberStep {
   return callPlan({ call: 'subscriber', input }) as SubscriberStep;
 }
 
-/** The ErasureNotApplicable metric of a subscriber (plan.NotApplicableMetric). */
+/** The ErasureNotApplicable metric of a subscriber (design.NotApplicableMetric). */
 export function notApplicableMetric(name: string): Metric {
   return callPlan({ call: 'notApplicableMetric', name }) as Metric;
 }
 
-/** The design of a subscriber's NOT_APPLICABLE alarm (plan.NotApplicableAlarm). */
+/** The design of a subscriber's NOT_APPLICABLE alarm (design.NotApplicableAlarm). */
 export function notApplicableAlarm(name: string, id: string, threshold: number): Design {
   return callPlan({ call: 'notApplicableAlarm', name, id, threshold }) as Design;
 }

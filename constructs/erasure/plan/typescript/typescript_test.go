@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestDesignTypesAreGenerated: handover/design.ts is what the plan's Go
-// types declare now: a renamed or retyped Go field fails here, and then in
+// TestDesignTypesAreGenerated: handover/design.ts is what the design's and the
+// plan's Go types declare now: a renamed or retyped Go field fails here, and then in
 // tsc's check of the applier and of the TypeScript construct.
 func TestDesignTypesAreGenerated(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join("..", "..", "handover", "design.ts"))
@@ -16,6 +16,6 @@ func TestDesignTypesAreGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := Declarations(); !bytes.Equal(got, want) {
-		t.Error("handover/design.ts is not the plan's types: run go run ./constructs/erasure/plan/typescript/gen")
+		t.Error("handover/design.ts is not the design's and the plan's types: run go run ./constructs/erasure/plan/typescript/gen")
 	}
 }

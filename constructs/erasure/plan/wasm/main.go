@@ -6,8 +6,8 @@
 // calls plan and reads the JSON answer at the returned place:
 //
 //	{"call": "subscriber", "input": <plan.SubscriberInput>}             → <plan.SubscriberStep>
-//	{"call": "notApplicableMetric", "name": n}                           → <plan.Metric>
-//	{"call": "notApplicableAlarm", "name": n, "id": id, "threshold": t} → <plan.Design>
+//	{"call": "notApplicableMetric", "name": n}                           → <design.Metric>
+//	{"call": "notApplicableAlarm", "name": n, "id": id, "threshold": t} → <design.Design>
 //
 // An answer that is not the call's is {"error": "..."}: a request it cannot
 // read or a call it does not know, named without echoing the request.
@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"unsafe"
 
+	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 )
 
@@ -76,9 +77,9 @@ func answer(raw []byte) []byte {
 	case "subscriber":
 		v = plan.Subscriber(r.Input)
 	case "notApplicableMetric":
-		v = plan.NotApplicableMetric(r.Name)
+		v = design.NotApplicableMetric(r.Name)
 	case "notApplicableAlarm":
-		v = plan.NotApplicableAlarm(r.Name, r.ID, r.Threshold)
+		v = design.NotApplicableAlarm(r.Name, r.ID, r.Threshold)
 	default:
 		return failure("a call the plan does not know")
 	}

@@ -1,4 +1,4 @@
-package plan
+package design
 
 import (
 	"archive/tar"

@@ -1,4 +1,4 @@
-package plan
+package design
 
 import "github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 

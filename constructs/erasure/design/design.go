@@ -1,11 +1,11 @@
-package plan
+package design
 
 // A Design is what one hand-over builds, as typed data: every resource the
 // constructs hand the applier (handover/apply.js) instead of building it with
 // one jsii round trip per call. The applier builds each list in the order of
 // the fields below, each entry in its order, with aws-cdk-lib's own classes,
 // and answers what Reads asks (Answer). handover/design.ts is generated from
-// these types (go generate ./constructs/erasure/plan) and checked against them
+// these types (go run ./constructs/erasure/plan/typescript/gen) and checked against them
 // by TestDesignTypesAreGenerated; tsc --checkJs --strict checks the applier
 // against both it and aws-cdk-lib's types (TestApplierTypeChecks).
 //
@@ -315,6 +315,33 @@ type Answer struct {
 	// Topic and ResponseQueue are the facts Reads asked for, or nil.
 	Topic         *TopicFacts         `json:"topic,omitempty"`
 	ResponseQueue *ResponseQueueFacts `json:"responseQueue,omitempty"`
+}
+
+// TopicFacts are what the decisions read of the erasure topic.
+type TopicFacts struct {
+	Arn string `json:"arn"` // its TopicArn (a token for a topic of this app)
+	// StackRegion is the region of the topic's stack (a token for an
+	// environment-agnostic one).
+	StackRegion string `json:"stackRegion"`
+	FIFO        bool   `json:"fifo"`
+	// RestrictsSqsDecryption: the topic's app sets
+	// @aws-cdk/aws-sns-subscriptions:restrictSqsDescryption.
+	RestrictsSqsDecryption bool `json:"restrictsSqsDecryption"`
+}
+
+// ResponseQueueFacts are what the decisions read of the response queue.
+type ResponseQueueFacts struct {
+	URL    string `json:"url"`    // its QueueUrl (a token)
+	FIFO   bool   `json:"fifo"`   // a FIFO queue
+	HasKey bool   `json:"hasKey"` // its encryptionMasterKey is known
+	InApp  bool   `json:"inApp"`  // it is a queue of this app (it has a default child)
+}
+
+// RoleFacts are a handler role's ARN and, for a role of this app, its
+// unique id (nil for an imported role).
+type RoleFacts struct {
+	Arn string  `json:"arn"`
+	ID  *string `json:"id"`
 }
 
 // QueueAttributes are a queue's URL and ARN (tokens).
