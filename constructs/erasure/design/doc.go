@@ -1,5 +1,5 @@
 // Package design holds the typed design the erasure constructs hand their one
-// applier (handover/apply.js): keys, queue pairs, roles, functions and
+// applier (applier/apply.js): keys, queue pairs, roles, functions and
 // subscriptions, policy documents with their locks, alarms and cdk-nag
 // suppressions, as data, with the builders that fill them (Locked, the
 // alarm and suppression shapes) and the answer the applier reads back

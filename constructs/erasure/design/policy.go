@@ -99,7 +99,7 @@ func (p *Principal) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// TypeScript is Principal's type in handover/design.ts.
+// TypeScript is Principal's type in applier/design.ts.
 func (Principal) TypeScript() string { return `"*" | { AWS: string | string[] }` }
 
 // Values is an IAM policy element that holds one string or a list of them,
@@ -144,7 +144,7 @@ func (v *Values) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// TypeScript is Values' type in handover/design.ts.
+// TypeScript is Values' type in applier/design.ts.
 func (Values) TypeScript() string { return "string | string[]" }
 
 // Effects are every Effect, for the applier's types.

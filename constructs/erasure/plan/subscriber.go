@@ -26,7 +26,7 @@ import (
 // scope), NameTopic and NameResponseQueue (when given: HasTopic,
 // HasResponseQueue), NameHandler and NameHandlerProps (the props as given),
 // and NameThis when Self. The topic's and the response queue's facts are
-// read by the first hand-over (its Answer's Topic and ResponseQueue), so
+// read by the first step (its Answer's Topic and ResponseQueue), so
 // that no construct reads or caches them itself; a caller that knows them
 // may give them instead.
 type SubscriberInput struct {
@@ -42,8 +42,8 @@ type SubscriberInput struct {
 
 	HasTopic         bool                       `json:"hasTopic"`                // the applier holds NameTopic
 	HasResponseQueue bool                       `json:"hasResponseQueue"`        // the applier holds NameResponseQueue
-	Topic            *design.TopicFacts         `json:"topic,omitempty"`         // nil: none given, or read by the first hand-over
-	ResponseQueue    *design.ResponseQueueFacts `json:"responseQueue,omitempty"` // nil: none given, or read by the first hand-over
+	Topic            *design.TopicFacts         `json:"topic,omitempty"`         // nil: none given, or read by the first step
+	ResponseQueue    *design.ResponseQueueFacts `json:"responseQueue,omitempty"` // nil: none given, or read by the first step
 	Handler          *HandlerFacts              `json:"handler,omitempty"`       // nil: no handler function given
 	HandlerProps     *HandlerPropsFacts         `json:"handlerProps,omitempty"`  // nil: no handler props given
 
@@ -62,7 +62,7 @@ type SubscriberInput struct {
 	// Constants overrides the embedded channel constants (Go tests only).
 	Constants *contract.Constants `json:"-"`
 
-	// QueuesAnswer is what the first design's hand-over read (nil before it).
+	// QueuesAnswer is what the first step read (nil before it).
 	QueuesAnswer *design.Answer `json:"queuesAnswer,omitempty"`
 	// FunctionAnswer is what the second read, when CDK made the handler's
 	// role and the second design asked for it.
@@ -96,7 +96,7 @@ type NumberFact struct {
 	Value      float64 `json:"value"`
 }
 
-// SubscriberStep is the next hand-over: apply Design, then, unless Final,
+// SubscriberStep is the next step: apply Design, then, unless Final,
 // call Subscriber again with what it read (QueuesAnswer, then FunctionAnswer).
 type SubscriberStep struct {
 	Design design.Design `json:"design"`
@@ -112,7 +112,7 @@ type SubscriberStep struct {
 	HandlerRoleID string `json:"handlerRoleId,omitempty"`
 }
 
-// queueFacts is what the subscriber's first hand-over read: its stack's
+// queueFacts is what the subscriber's first step read: its stack's
 // account and region and its queues' ARNs (tokens).
 type queueFacts struct {
 	Account            string `json:"account"`
@@ -133,7 +133,7 @@ const lambdaDefaultTimeoutSeconds = 3
 const globalSNSPrincipal = "sns.amazonaws.com"
 
 // Subscriber is the next step of building an ErasureSubscriber: the design
-// of its next hand-over, decided from in alone. The first makes the
+// of its next step, decided from in alone. The first makes the
 // construct, its key and queues (and, when it builds the handler, its log
 // group and role) and reads their tokens; the next makes the function and
 // wires everything. Problems never stop it: every problem is collected, the
@@ -153,7 +153,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	// Build with the checked settings when they hold, else with the safe
 	// defaults, so that CDK's own range checks never pre-empt the full list.
 	// Only the props' problems count here: those of the topic and the
-	// response queue are known after the first hand-over, which builds the
+	// response queue are known after the first step, which builds the
 	// queues, and fail the synth all the same.
 	build := settings
 	if slices.ContainsFunc(problems, func(p problem.Problem) bool { return !sharedObject(p.Path, path) }) {
@@ -170,15 +170,15 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	}
 	queuesRead := in.QueuesAnswer
 	if (in.HasTopic && in.Topic == nil) || (in.HasResponseQueue && in.ResponseQueue == nil) {
-		// A fault of the applier: the first hand-over reads both.
-		panic("plan: the first hand-over's answer lacks the topic's or the response queue's facts")
+		// A fault of the applier: the first step reads both.
+		panic("plan: the first step's answer lacks the topic's or the response queue's facts")
 	}
 	learned := &queueFacts{
 		Account: queuesRead.Account, Region: queuesRead.Region,
 		QueueArn: queuesRead.Queues[design.NameQueue].Arn, DeadLetterQueueArn: queuesRead.Queues[design.NameDeadLetterQueue].Arn,
 	}
 
-	// The wiring, in one hand-over (two when CDK makes the handler's role
+	// The wiring, in one step (two when CDK makes the handler's role
 	// and the locks must name it).
 	d := design.NewDesign()
 	if t := in.Topic; t != nil {
@@ -229,7 +229,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 				return step
 			}
 			role = in.FunctionAnswer.FunctionRoles[design.NameFunction]
-			d = design.NewDesign() // the function is made: the rest goes to a third hand-over
+			d = design.NewDesign() // the function is made: the rest goes to a third step
 		}
 	}
 	admins := in.Administrators
@@ -540,7 +540,7 @@ func resolveSubscriber(p SubscriberInput, c contract.Constants, path problem.Pat
 	if !p.HasResponseQueue && p.ResponseQueue == nil {
 		l.Add(field("responseQueue"), problem.Invalid, "the response queue is required")
 	} else if p.ResponseQueue == nil {
-		// read by the first hand-over: checked in the next step
+		// read by the first step: checked in the next step
 	} else if p.ResponseQueue.FIFO {
 		l.Add(field("responseQueue"), problem.FIFO, "the channel's response queue is a standard queue")
 	} else if !p.ResponseQueue.HasKey && !p.ResponseQueue.InApp {

@@ -92,7 +92,7 @@ func TestSubscriberSteps(t *testing.T) {
 		{"a given function", func(in *SubscriberInput) {
 			in.HandlerProps, in.Handler = nil, &HandlerFacts{Role: &design.RoleFacts{Arn: "r", ID: &id}}
 		}, 2, []design.Name{design.NameQueue}},
-		{"the topic's and response queue's facts read by the first hand-over", func(in *SubscriberInput) {
+		{"the topic's and response queue's facts read by the first step", func(in *SubscriberInput) {
 			in.Topic, in.ResponseQueue, in.HasTopic, in.HasResponseQueue = nil, nil, true, true
 		}, 2, []design.Name{design.NameFunction}},
 	}
@@ -195,7 +195,7 @@ func TestRefusedSubscriberStillBuilds(t *testing.T) {
 
 // BenchmarkSubscriberStep is one store's two steps as the WebAssembly
 // module serves them: the input decoded from JSON, the plan, its design
-// encoded (the TypeScript construct's cost per store, before the hand-over).
+// encoded (the TypeScript construct's cost per store, before the applier).
 func BenchmarkSubscriberStep(b *testing.B) {
 	first := base()
 	raw1, _ := json.Marshal(first)
@@ -243,16 +243,16 @@ func FuzzIsToken(f *testing.F) {
 }
 
 // TestSharedFactsReadOnceAndUsed: a subscriber given its topic and response
-// queue as objects asks the first hand-over for their facts, and plans the
+// queue as objects asks the first step for their facts, and plans the
 // same wiring it plans when the facts are given; their problems (a FIFO
-// topic) are listed but do not change what the first hand-over builds.
+// topic) are listed but do not change what the first step builds.
 func TestSharedFactsReadOnceAndUsed(t *testing.T) {
 	given := base()
 	read := base()
 	read.Topic, read.ResponseQueue, read.HasTopic, read.HasResponseQueue = nil, nil, true, true
 	first := Subscriber(read).Design
 	if first.Reads == nil || first.Reads.Topic != design.NameTopic || first.Reads.ResponseQueue != design.NameResponseQueue {
-		t.Fatalf("the first hand-over reads %+v, not the topic's and the response queue's facts", first.Reads)
+		t.Fatalf("the first step reads %+v, not the topic's and the response queue's facts", first.Reads)
 	}
 	if Subscriber(given).Design.Reads.Topic != "" {
 		t.Error("facts the caller gave are read again")

@@ -253,7 +253,7 @@ function facts(self: Construct, scope: Construct, id: string, props: ErasureSubs
   }
   const names = new Map<string, unknown>([['scope', scope], ['this', self]]);
   // The topic's and the response queue's facts are read by the applier,
-  // in the first hand-over, as the Go construct has them read.
+  // in the first step, as the Go construct has them read.
   const t = props.topic;
   if (t !== undefined) names.set('topic', t);
   const q = props.responseQueue;

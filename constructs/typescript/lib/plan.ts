@@ -1,6 +1,6 @@
 // The erasure channel's decisions (constructs/erasure/plan, Go) compiled to
 // WebAssembly, and the applier that builds what they design
-// (constructs/erasure/handover/apply.js, the one the Go constructs use).
+// (constructs/erasure/applier/apply.js, the one the Go constructs use).
 // Nothing here decides anything: it runs the module and hands its designs
 // to the applier.
 import { readFileSync } from 'fs';
@@ -84,7 +84,7 @@ export function notApplicableAlarm(name: string, id: string, threshold: number):
 
 /**
  * The applier the Go constructs hand the same designs to
- * (constructs/erasure/handover/apply.js): its types are its own, emitted
+ * (constructs/erasure/applier/apply.js): its types are its own, emitted
  * from its JSDoc by tsc at build.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports

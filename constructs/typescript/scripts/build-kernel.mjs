@@ -2,9 +2,9 @@
 // repository's one source of each: kernel/plan.wasm, the Go decisions of
 // constructs/erasure/plan compiled to WebAssembly (GOOS=wasip1, a reactor);
 // kernel/apply.js, the applier the Go constructs hand the same designs to
-// (constructs/erasure/handover/apply.js), with its declarations
+// (constructs/erasure/applier/apply.js), with its declarations
 // (kernel/apply.d.ts, emitted by tsc from its JSDoc types) and the design's
-// types (kernel/design.d.ts, from handover/design.ts, generated from the Go
+// types (kernel/design.d.ts, from applier/design.ts, generated from the Go
 // types), each with a declaration map back to its source, so that
 // lib/plan.ts is compiled against the applier itself and an editor follows
 // it there. All
@@ -24,16 +24,16 @@ execFileSync('go', ['build', '-tags', 'erasureplan', '-buildmode=c-shared', '-tr
   stdio: 'inherit',
   env: { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm', CGO_ENABLED: '0' },
 })
-const handover = join(repo, 'constructs', 'erasure', 'handover')
+const applierDir = join(repo, 'constructs', 'erasure', 'applier')
 rmSync(join(pkg, 'kernel', 'handover.js'), { force: true })
-copyFileSync(join(handover, 'apply.js'), join(pkg, 'kernel', 'apply.js'))
+copyFileSync(join(applierDir, 'apply.js'), join(pkg, 'kernel', 'apply.js'))
 // The declarations of the applier and the design's types, with their
 // declaration maps (kernel/*.d.ts.map): an editor's "go to definition" from
-// lib/ lands in the source, handover/apply.js and handover/design.ts, not in
+// lib/ lands in the source, applier/apply.js and applier/design.ts, not in
 // these copies. (jsii compiles lib/ alone, rootDir lib: the package cannot
 // import the source itself.)
 rmSync(join(pkg, 'kernel', 'types'), { recursive: true, force: true })
-execFileSync(process.execPath, [join(pkg, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(handover, 'tsconfig.json'),
+execFileSync(process.execPath, [join(pkg, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(applierDir, 'tsconfig.json'),
   '--noEmit', 'false', '--declaration', '--declarationMap', '--emitDeclarationOnly', '--outDir', join(pkg, 'kernel')], { stdio: 'inherit' })
 // kernel/check.wasm: the app-wide check (cmd/erasure-check, the Go code of
 // erasurectl check) as a WASI command, for ErasureCheck and erasure-check.

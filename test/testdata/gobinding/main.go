@@ -1,6 +1,6 @@
 // A Go CDK app whose stores are the erasure-channel-constructs package
 // through the Go binding jsii-pacmak generates for it: the jsii kernel loads
-// the package (its WebAssembly decisions and hand-over inside) as it loads
+// the package (its WebAssembly decisions and applier inside) as it loads
 // aws-cdk-lib. The channel is the Go app's, with the same roster.
 package main
 

@@ -1,4 +1,4 @@
-// Command gen writes handover/design.ts: go run ./constructs/erasure/plan/typescript/gen.
+// Command gen writes applier/design.ts: go run ./constructs/erasure/plan/typescript/gen.
 package main
 
 import (
@@ -9,7 +9,7 @@ import (
 )
 
 func main() {
-	if err := os.WriteFile(filepath.Join("constructs", "erasure", "handover", "design.ts"), typescript.Declarations(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("constructs", "erasure", "applier", "design.ts"), typescript.Declarations(), 0o644); err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		os.Exit(1)
 	}

@@ -2,7 +2,7 @@
 'use strict';
 // The one applier of the erasure constructs' designs (constructs/erasure/design
 // Design): the Go ErasureSubscriber hands it a design through the jsii
-// kernel (Handover.apply, index.ts), the TypeScript construct calls it in
+// kernel (Applier.apply, index.ts), the TypeScript construct calls it in
 // process.
 // It builds each list of the design in Design's order with aws-cdk-lib's own
 // classes and answers what the design's Reads ask. Nothing here decides
@@ -51,7 +51,7 @@ const constructs = once(() => require('constructs'));
 const RESTRICT_SQS_DECRYPTION = '@aws-cdk/aws-sns-subscriptions:restrictSqsDescryption';
 
 /** A fault of the design or of what the caller holds: never a user's value. */
-class HandoverError extends Error {}
+class ApplierError extends Error {}
 
 /**
  * What byName holds as name, if it is a cls.
@@ -61,7 +61,7 @@ class HandoverError extends Error {}
  */
 function need(byName, name, cls, what) {
   const o = byName.get(name);
-  if (!(o instanceof cls)) throw new HandoverError(`handover: "${name}" is not ${what}`);
+  if (!(o instanceof cls)) throw new ApplierError(`applier: "${name}" is not ${what}`);
   return o;
 }
 
@@ -77,7 +77,7 @@ function functionOf(byName, name) { return need(byName, name, lambda().FunctionB
 /** @param {ByName} byName @param {Name} name @returns {import('aws-cdk-lib/aws-iam').IGrantable} */
 function grantableOf(byName, name) {
   const o = byName.get(name);
-  if (o === null || typeof o !== 'object' || !('grantPrincipal' in o)) throw new HandoverError(`handover: "${name}" cannot be granted anything`);
+  if (o === null || typeof o !== 'object' || !('grantPrincipal' in o)) throw new ApplierError(`applier: "${name}" cannot be granted anything`);
   return /** @type {import('aws-cdk-lib/aws-iam').IGrantable} */ (o);
 }
 
@@ -91,7 +91,7 @@ function keyOf(byName, name) {
   if (o !== null && typeof o === 'object' && 'keyArn' in o && 'grant' in o && 'addToResourcePolicy' in o) {
     return /** @type {import('aws-cdk-lib/aws-kms').IKey} */ (o);
   }
-  throw new HandoverError(`handover: "${name}" is not a key`);
+  throw new ApplierError(`applier: "${name}" is not a key`);
 }
 
 /**
@@ -115,7 +115,7 @@ function keep(byName, as, made) {
  * @param {Design} design @param {ByName} byName @returns {Answer}
  */
 function apply(design, byName) {
-  if (design.version !== VERSION) throw new HandoverError(`handover: a design of version ${design.version}; this applier reads version ${VERSION}`);
+  if (design.version !== VERSION) throw new ApplierError(`applier: a design of version ${design.version}; this applier reads version ${VERSION}`);
   const { Duration } = cdk();
   if (design.scope !== undefined) {
     const s = design.scope;
@@ -143,7 +143,7 @@ function apply(design, byName) {
   }
   for (const g of design.logGroups ?? []) {
     const retention = Object.values(logs().RetentionDays).find((d) => d === g.retentionDays);
-    if (typeof retention !== 'number') throw new HandoverError(`handover: ${g.retentionDays} days is not a CloudWatch Logs retention`);
+    if (typeof retention !== 'number') throw new ApplierError(`applier: ${g.retentionDays} days is not a CloudWatch Logs retention`);
     keep(byName, g.as, new (logs().LogGroup)(scopeOf(byName, g.scope), g.id, { retention }));
   }
   for (const r of design.roles ?? []) {
@@ -168,7 +168,7 @@ function apply(design, byName) {
   }
   for (const f of design.functions ?? []) {
     const given = byName.get(f.props);
-    if (given === null || typeof given !== 'object') throw new HandoverError(`handover: "${f.props}" are not function props`);
+    if (given === null || typeof given !== 'object') throw new ApplierError(`applier: "${f.props}" are not function props`);
     const base = /** @type {import('aws-cdk-lib/aws-lambda').FunctionProps} */ (given);
     /** @type {{ [name: string]: string }} */
     const environment = { ...(base.environment ?? {}) };
@@ -194,13 +194,13 @@ function apply(design, byName) {
   }
   for (const g of design.grants ?? []) {
     const on = g.queueKey ? queueOf(byName, g.resource).encryptionMasterKey : grantingOf(byName, g.resource);
-    if (on === undefined) throw new HandoverError(`handover: the queue "${g.resource}" has no key to grant`);
+    if (on === undefined) throw new ApplierError(`applier: the queue "${g.resource}" has no key to grant`);
     on.grant(grantableOf(byName, g.grantee), ...(g.actions ?? []));
   }
   for (const l of design.locks ?? []) lock(byName, l);
   for (const v of design.variables ?? []) {
     const fn = functionOf(byName, v.function);
-    if (!(fn instanceof lambda().Function)) throw new HandoverError(`handover: "${v.function}" is not a function of this app`);
+    if (!(fn instanceof lambda().Function)) throw new ApplierError(`applier: "${v.function}" is not a function of this app`);
     fn.addEnvironment(v.name, v.value);
   }
   for (const o of design.outputs ?? []) {
@@ -265,7 +265,7 @@ let anyone;
  * @param {Statement} s @returns {import('aws-cdk-lib/aws-iam').PolicyStatement}
  */
 function statement(s) {
-  if (s.Principal !== '*') throw new HandoverError('handover: a lock\'s statement is for every principal ("*")');
+  if (s.Principal !== '*') throw new ApplierError('applier: a lock\'s statement is for every principal ("*")');
   const list = (/** @type {import('./design').Values | undefined} */ v) => (v === undefined ? undefined : typeof v === 'string' ? [v] : v);
   return new (iam().PolicyStatement)({
     sid: s.Sid,
@@ -287,27 +287,27 @@ function statement(s) {
 function lock(byName, l) {
   const r = byName.get(l.resource);
   if (!constructs().Construct.isConstruct(r) || !('addToResourcePolicy' in r) || typeof r.addToResourcePolicy !== 'function') {
-    throw new HandoverError(`handover: "${l.resource}" has no resource policy`);
+    throw new ApplierError(`applier: "${l.resource}" has no resource policy`);
   }
   const resource = /** @type {import('constructs').IConstruct & { addToResourcePolicy(s: import('aws-cdk-lib/aws-iam').PolicyStatement, allowNoOp?: boolean): import('aws-cdk-lib/aws-iam').AddToResourcePolicyResult }} */ (r);
   const metadata = l.metadata ?? [];
   if (metadata.length > 0) {
     const res = resource.node.defaultChild;
-    if (!(res instanceof cdk().CfnResource)) throw new HandoverError(`handover: ${resource.node.path} has no CloudFormation resource to carry metadata`);
+    if (!(res instanceof cdk().CfnResource)) throw new ApplierError(`applier: ${resource.node.path} has no CloudFormation resource to carry metadata`);
     for (const m of metadata) res.addMetadata(m.key, metadataValue(m));
   }
   for (const s of l.statements ?? []) {
     const added = l.keyPolicy ? resource.addToResourcePolicy(statement(s), false) : resource.addToResourcePolicy(statement(s));
-    if (!added.statementAdded) throw new HandoverError(`handover: ${resource.node.path} took no statement into its policy`);
+    if (!added.statementAdded) throw new ApplierError(`applier: ${resource.node.path} took no statement into its policy`);
   }
 }
 
 /** @param {import('./design').MetadataEntry} m @returns {string | boolean | number | readonly string[]} */
 function metadataValue(m) {
   const values = [m.text, m.flag, m.count, m.list].filter((v) => v !== undefined);
-  if (values.length !== 1) throw new HandoverError(`handover: the metadata entry ${m.key} holds ${values.length} values, not one`);
+  if (values.length !== 1) throw new ApplierError(`applier: the metadata entry ${m.key} holds ${values.length} values, not one`);
   const [v] = values;
-  if (v === undefined) throw new HandoverError(`handover: the metadata entry ${m.key} holds no value`);
+  if (v === undefined) throw new ApplierError(`applier: the metadata entry ${m.key} holds no value`);
   return v;
 }
 
@@ -327,14 +327,14 @@ function alarm(byName, a) {
     switch (m.metric) {
       case 'ApproximateNumberOfMessagesVisible': metric = queue.metricApproximateNumberOfMessagesVisible(props); break;
       case 'ApproximateAgeOfOldestMessage': metric = queue.metricApproximateAgeOfOldestMessage(props); break;
-      default: throw new HandoverError(`handover: no queue metric ${/** @type {never} */ (m.metric)}`);
+      default: throw new ApplierError(`applier: no queue metric ${/** @type {never} */ (m.metric)}`);
     }
   } else if (a.metric !== '') {
     const m = byName.get(a.metric);
-    if (!(m instanceof cw.Metric || m instanceof cw.MathExpression)) throw new HandoverError(`handover: "${a.metric}" is not a metric`);
+    if (!(m instanceof cw.Metric || m instanceof cw.MathExpression)) throw new ApplierError(`applier: "${a.metric}" is not a metric`);
     metric = m;
   } else {
-    throw new HandoverError(`handover: the alarm ${a.id} has no metric`);
+    throw new ApplierError(`applier: the alarm ${a.id} has no metric`);
   }
   return new cw.Alarm(scopeOf(byName, a.scope), a.id, {
     alarmDescription: a.description,
@@ -352,7 +352,7 @@ function comparison(c) {
   switch (c) {
     case 'GREATER_THAN_OR_EQUAL_TO_THRESHOLD': return ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
     case 'GREATER_THAN_THRESHOLD': return ComparisonOperator.GREATER_THAN_THRESHOLD;
-    default: throw new HandoverError(`handover: no comparison ${/** @type {never} */ (c)}`);
+    default: throw new ApplierError(`applier: no comparison ${/** @type {never} */ (c)}`);
   }
 }
 
@@ -385,7 +385,7 @@ function newMetric(m, options) {
  */
 function optionsOf(byName, name) {
   const o = byName.get(name);
-  if (o === null || typeof o !== 'object') throw new HandoverError(`handover: "${name}" are not metric options`);
+  if (o === null || typeof o !== 'object') throw new ApplierError(`applier: "${name}" are not metric options`);
   return /** @type {import('aws-cdk-lib/aws-cloudwatch').MetricOptions} */ (o);
 }
 
@@ -408,7 +408,7 @@ function suppress(byName, s) {
   /** @type {import('cdk-nag').NagPackSuppression[]} */
   const rules = (s.rules ?? []).map((r) => ({ id: r.id, reason: r.reason, appliesTo: r.appliesTo === undefined ? undefined : [...r.appliesTo] }));
   const entries = rules.map((r) => {
-    if (r.reason.length < 10) throw new HandoverError(`handover: the suppression of ${r.id} needs a reason of 10 characters or more`);
+    if (r.reason.length < 10) throw new ApplierError(`applier: the suppression of ${r.id} needs a reason of 10 characters or more`);
     /** @type {{ reason: string, id: string, applies_to?: import('cdk-nag').NagPackSuppression['appliesTo'], is_reason_encoded?: boolean }} */
     const entry = { reason: r.reason, id: r.id };
     if (r.appliesTo !== undefined) entry.applies_to = r.appliesTo;
@@ -487,7 +487,7 @@ function read(byName, design) {
 }
 
 /**
- * Handover.apply's side: design as the Go constructs write it (JSON), the
+ * Applier.apply's side: design as the Go constructs write it (JSON), the
  * objects they hold by name; what the design made, by name, and the answer
  * (JSON) as "answer".
  * @param {string} text @param {{ [name: string]: unknown }} objects
@@ -505,4 +505,4 @@ function applyText(text, objects) {
   return made;
 }
 
-module.exports = { apply, applyText, newMetric, HandoverError };
+module.exports = { apply, applyText, newMetric, ApplierError };

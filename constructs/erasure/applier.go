@@ -16,9 +16,9 @@ import (
 
 // ErasureSubscriber, built once per store, hands what it builds (its
 // resources, wiring, locks, alarms and cdk-nag suppressions) to the jsii
-// kernel as one typed design (design.Design) per step: handover/apply.js, the
+// kernel as one typed design (design.Design) per step: applier/apply.js, the
 // one applier of designs, builds it with aws-cdk-lib's own classes, as it
-// does for the TypeScript construct. A store costs two hand-overs instead of
+// does for the TypeScript construct. A store costs two steps instead of
 // a round trip for every call and field (TestJsiiCallsPerStore). The
 // constructs built once per app (ErasureChannel, ErasureLedger,
 // BitmapStoreBucket) hand the same applier their entries of the design's
@@ -27,31 +27,31 @@ import (
 // one applier; what no design type describes (the topic, the ledger's
 // table and functions, the dashboard) they build with aws-cdk-go directly.
 //
-// handover/ is a jsii package: .jsii and index.js are the jsii compiler's
-// output of index.ts (TestHandoverIsTheJsiiCompilersOutput); apply.js is
+// applier/ is a jsii package: .jsii and index.js are the jsii compiler's
+// output of index.ts (TestApplierIsTheJsiiCompilersOutput); apply.js is
 // source. The kernel loads it as it loads aws-cdk-lib, from a tarball this
 // file builds from the embedded files.
 
-//go:embed handover/package.json handover/index.js handover/.jsii handover/apply.js
-var handoverSources embed.FS
+//go:embed applier/package.json applier/index.js applier/.jsii applier/apply.js
+var applierSources embed.FS
 
 const (
-	handoverPackage = "erasure-channel-handover"
-	handoverVersion = "2.0.0"
-	handoverFQN     = handoverPackage + ".Handover"
+	applierPackage = "erasure-channel-applier"
+	applierVersion = "2.0.0"
+	applierFQN     = applierPackage + ".Applier"
 )
 
-// handoverFiles are the tarball's files, in order.
-var handoverFiles = []string{".jsii", "apply.js", "index.js", "package.json"}
+// applierFiles are the tarball's files, in order.
+var applierFiles = []string{".jsii", "apply.js", "index.js", "package.json"}
 
-// handoverTarball is the npm tarball of handover/, with fixed times so that
+// applierTarball is the npm tarball of applier/, with fixed times so that
 // its digest (the kernel's package cache key) is the same in every process.
-func handoverTarball() []byte {
+func applierTarball() []byte {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	for _, name := range handoverFiles {
-		body, err := handoverSources.ReadFile("handover/" + name)
+	for _, name := range applierFiles {
+		body, err := applierSources.ReadFile("applier/" + name)
 		if err != nil {
 			panic(err) // embedded: cannot be missing
 		}
@@ -71,13 +71,13 @@ func handoverTarball() []byte {
 	return buf.Bytes()
 }
 
-// loadHandover loads handover/ into the kernel, once a process.
-var loadHandover = sync.OnceFunc(func() { runtime.Load(handoverPackage, handoverVersion, handoverTarball()) })
+// loadApplier loads applier/ into the kernel, once a process.
+var loadApplier = sync.OnceFunc(func() { runtime.Load(applierPackage, applierVersion, applierTarball()) })
 
 // applyDesign hands d over with the objects it names, in one jsii call:
 // what it made, by name, and what it read.
 func applyDesign(d design.Design, objects map[design.Name]any) (map[design.Name]any, design.Answer) {
-	loadHandover()
+	loadApplier()
 	text, err := json.Marshal(d)
 	if err != nil {
 		panic(fmt.Errorf("erasure: writing a design: %w", err)) // typed data: cannot fail
@@ -87,7 +87,7 @@ func applyDesign(d design.Design, objects map[design.Name]any) (map[design.Name]
 		byName[string(n)] = o
 	}
 	var result map[string]any
-	runtime.StaticInvoke(handoverFQN, "apply", []any{string(text), byName}, &result)
+	runtime.StaticInvoke(applierFQN, "apply", []any{string(text), byName}, &result)
 	var answer design.Answer
 	raw, ok := result["answer"].(string)
 	if !ok || json.Unmarshal([]byte(raw), &answer) != nil {

@@ -23,13 +23,13 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/design"
 )
 
-// TestHandoverTarballIsStable: the tarball is the same bytes every time (its
+// TestApplierTarballIsStable: the tarball is the same bytes every time (its
 // digest keys jsii's package cache), holds the package's four files, and
-// its package.json and assembly name what handover.go loads and calls.
-func TestHandoverTarballIsStable(t *testing.T) {
-	tarball := handoverTarball()
-	if !bytes.Equal(tarball, handoverTarball()) {
-		t.Fatal("two builds of the handover tarball differ")
+// its package.json and assembly name what applier.go loads and calls.
+func TestApplierTarballIsStable(t *testing.T) {
+	tarball := applierTarball()
+	if !bytes.Equal(tarball, applierTarball()) {
+		t.Fatal("two builds of the applier tarball differ")
 	}
 	gz, err := gzip.NewReader(bytes.NewReader(tarball))
 	if err != nil {
@@ -48,8 +48,8 @@ func TestHandoverTarballIsStable(t *testing.T) {
 		body, _ := io.ReadAll(tr)
 		files[h.Name] = body
 	}
-	if len(files) != len(handoverFiles) {
-		t.Errorf("the tarball holds %d files, want %d", len(files), len(handoverFiles))
+	if len(files) != len(applierFiles) {
+		t.Errorf("the tarball holds %d files, want %d", len(files), len(applierFiles))
 	}
 	var pkg struct{ Name, Version, Main string }
 	var asm struct {
@@ -67,14 +67,14 @@ func TestHandoverTarballIsStable(t *testing.T) {
 	if err := json.Unmarshal(files["package/.jsii"], &asm); err != nil {
 		t.Fatal(err)
 	}
-	if pkg.Name != handoverPackage || pkg.Version != handoverVersion || pkg.Main != "index.js" {
-		t.Errorf("package.json is %s@%s (main %s), handover.go loads %s@%s", pkg.Name, pkg.Version, pkg.Main, handoverPackage, handoverVersion)
+	if pkg.Name != applierPackage || pkg.Version != applierVersion || pkg.Main != "index.js" {
+		t.Errorf("package.json is %s@%s (main %s), applier.go loads %s@%s", pkg.Name, pkg.Version, pkg.Main, applierPackage, applierVersion)
 	}
-	if asm.Name != handoverPackage || asm.Version != handoverVersion {
+	if asm.Name != applierPackage || asm.Version != applierVersion {
 		t.Errorf("the assembly is %s@%s", asm.Name, asm.Version)
 	}
-	if m := asm.Types[handoverFQN].Methods; len(m) != 1 || m[0].Name != "apply" || !m[0].Static {
-		t.Errorf("the assembly's %s has methods %+v; handover.go calls the static apply", handoverFQN, m)
+	if m := asm.Types[applierFQN].Methods; len(m) != 1 || m[0].Name != "apply" || !m[0].Static {
+		t.Errorf("the assembly's %s has methods %+v; applier.go calls the static apply", applierFQN, m)
 	}
 }
 
@@ -99,20 +99,20 @@ func node(t *testing.T) (nodeBin, modules string) {
 	return nodeBin, modules
 }
 
-// TestHandoverIsTheJsiiCompilersOutput: the committed .jsii and index.js
-// are what the jsii compiler makes of index.ts now (make handover).
-func TestHandoverIsTheJsiiCompilersOutput(t *testing.T) {
+// TestApplierIsTheJsiiCompilersOutput: the committed .jsii and index.js
+// are what the jsii compiler makes of index.ts now (make applier).
+func TestApplierIsTheJsiiCompilersOutput(t *testing.T) {
 	nodeBin, _ := node(t)
 	out := t.TempDir()
-	cmd := exec.Command(nodeBin, filepath.Join("handover", "build-assembly.mjs"), out)
+	cmd := exec.Command(nodeBin, filepath.Join("applier", "build-assembly.mjs"), out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("jsii: %v\n%s", err, b)
 	}
 	for _, f := range []string{".jsii", "index.js"} {
 		want, _ := os.ReadFile(filepath.Join(out, f))
-		got, _ := os.ReadFile(filepath.Join("handover", f))
+		got, _ := os.ReadFile(filepath.Join("applier", f))
 		if !bytes.Equal(got, want) {
-			t.Errorf("handover/%s is not the jsii compiler's output of index.ts: run make handover", f)
+			t.Errorf("applier/%s is not the jsii compiler's output of index.ts: run make applier", f)
 		}
 	}
 }
@@ -127,12 +127,12 @@ func TestApplierTypeChecks(t *testing.T) {
 		b, err := exec.Command(nodeBin, filepath.Join(modules, "typescript", "bin", "tsc"), "-p", dir).CombinedOutput()
 		return string(b), err
 	}
-	if out, err := tsc("handover"); err != nil {
+	if out, err := tsc("applier"); err != nil {
 		t.Fatalf("tsc refuses the applier:\n%s", out)
 	}
-	apply, _ := os.ReadFile(filepath.Join("handover", "apply.js"))
-	designTS, _ := os.ReadFile(filepath.Join("handover", "design.ts"))
-	config, _ := os.ReadFile(filepath.Join("handover", "tsconfig.json"))
+	apply, _ := os.ReadFile(filepath.Join("applier", "apply.js"))
+	designTS, _ := os.ReadFile(filepath.Join("applier", "design.ts"))
+	config, _ := os.ReadFile(filepath.Join("applier", "tsconfig.json"))
 	config = bytes.ReplaceAll(config, []byte("../../typescript/node_modules"), []byte(modules))
 	for _, tc := range []struct{ name, file, from, to, want string }{
 		{"a misspelt CDK prop", "apply.js", "enableKeyRotation: true", "enableKeyRotaton: true", "enableKeyRotaton"},
@@ -159,7 +159,7 @@ func TestApplierTypeChecks(t *testing.T) {
 	}
 }
 
-// refusal is what a hand-over of d with objects panics with, "" for none.
+// refusal is what applying d with objects panics with, "" for none.
 func refusal(d design.Design, objects map[design.Name]any) (msg string) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -170,12 +170,12 @@ func refusal(d design.Design, objects map[design.Name]any) (msg string) {
 	return ""
 }
 
-// TestHandoverRefusesWhatItCannotBuild: through the jsii kernel, a design
+// TestApplierRefusesWhatItCannotBuild: through the jsii kernel, a design
 // of another version, a name nothing holds, an object of the wrong kind, a
 // lock statement for a named principal, a metadata entry of two values and
 // a short suppression reason each fail the call with an error naming the
 // fault, and nothing is applied silently.
-func TestHandoverRefusesWhatItCannotBuild(t *testing.T) {
+func TestApplierRefusesWhatItCannotBuild(t *testing.T) {
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
 	stack := awscdk.NewStack(app, jsii.String("S"), nil)
 	queue := awssqs.NewQueue(stack, jsii.String("Q"), nil)
@@ -208,16 +208,16 @@ func TestHandoverRefusesWhatItCannotBuild(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if msg := refusal(tc.d, held); !strings.Contains(msg, tc.want) {
-				t.Errorf("the hand-over: %q, want an error containing %q", firstLine(msg), tc.want)
+				t.Errorf("applying the design: %q, want an error containing %q", firstLine(msg), tc.want)
 			}
 		})
 	}
 }
 
-// TestHandoverReturnsWhatItMade: what a design makes comes back by name as
+// TestApplierReturnsWhatItMade: what a design makes comes back by name as
 // its typed proxy, made under the scope the design names, and the answer
 // holds the tokens its reads asked for.
-func TestHandoverReturnsWhatItMade(t *testing.T) {
+func TestApplierReturnsWhatItMade(t *testing.T) {
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
 	stack := awscdk.NewStack(app, jsii.String("S"), &awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String("111111111111"), Region: jsii.String("eu-west-1")}})
 	d := design.NewDesign()

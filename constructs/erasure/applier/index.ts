@@ -1,7 +1,7 @@
 // The applier's face to the jsii kernel: the Go constructs call
-// Handover.apply (constructs/erasure/handover.go). The jsii compiler makes
+// Applier.apply (constructs/erasure/applier.go). The jsii compiler makes
 // this package's assembly (.jsii) and index.js from this file: `make
-// handover` writes them, TestHandoverIsTheJsiiCompilersOutput holds the
+// applier` writes them, TestApplierIsTheJsiiCompilersOutput holds the
 // committed ones to a fresh compile, and the Go module embeds them, so that
 // `go get` needs no Node build.
 
@@ -9,7 +9,7 @@
 const applier: { applyText(design: string, objects: { [name: string]: unknown }): { [name: string]: unknown } } = require('./apply.js');
 
 /** Applies the erasure constructs' designs (apply.js). */
-export class Handover {
+export class Applier {
   /**
    * Builds design (a design.Design as JSON) with the objects the caller holds
    * by name.
