@@ -188,12 +188,12 @@ func NewBitmapStoreBucket(scope constructs.Construct, id *string, props *BitmapS
 	b.loaders = props.Loaders
 	admins := administratorsOr(this, props.Administrators)
 	data := append(append([]string{}, channelpolicy.BucketList...), channelpolicy.ObjectData...)
-	bucket := lockedBucket(b.Bucket)
+	bucket := bucketLock(b.Bucket)
 	bucket.AdministeredBy(channelpolicy.Bucket, admins, data)
 	applyLocks(bucket)
 	if k, ok := b.Key.(awskms.Key); ok && props.Key == nil {
 		b.ownKey = k
-		key := lockedKey(k)
+		key := keyLock(k)
 		key.AdministeredBy(channelpolicy.BucketKey, admins, channelpolicy.KeyUse)
 		applyLocks(key)
 	}
@@ -277,11 +277,11 @@ func (b *BitmapStoreBucket) AttachTo(s *ErasureSubscriber) {
 		// Only the store reads and writes its bitmaps, and uses their key.
 		data := append(append([]string{}, channelpolicy.BucketList...), channelpolicy.ObjectData...)
 		who := append([]string{*role.RoleArn()}, b.loaders...)
-		bucket := lockedBucket(b.Bucket)
+		bucket := bucketLock(b.Bucket)
 		bucket.OnlyFrom("OnlyTheStoreReadsAndWrites", data, who, nil)
 		applyLocks(bucket)
 		if b.ownKey != nil {
-			key := lockedKey(b.ownKey)
+			key := keyLock(b.ownKey)
 			key.OnlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, who, nil)
 			applyLocks(key)
 		}

@@ -165,7 +165,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 	// Marks the topic for the app-wide check (erasurecheck), which finds every
 	// subscription to it in the synthesized templates (applied with the
 	// roster's admission, in one call).
-	topicMark := lockedTopic(ch.Topic)
+	topicMark := topicLock(ch.Topic)
 	topicMark.MarkFlag(channelmeta.TopicMetadataKey, true)
 	ch.ResponseKey = newKey(this, "ResponseKey", "Erasure response queue and its dead-letter queue")
 	ch.ResponseQueue, ch.ResponseDeadLetterQueue = buildPair(this, ch.ResponseKey, design.QueuePair{
@@ -173,7 +173,7 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 		MaxReceiveCount: c.MaxReceiveCount, QueueName: props.ResponseQueueName,
 	})
 
-	early := []*locked{topicMark}
+	early := []*pendingLock{topicMark}
 	if len(props.Stores) > 0 && len(problems) == 0 {
 		early = append(early, ch.admitRoster(topicMark)...)
 	}
@@ -213,13 +213,13 @@ func NewErasureChannel(scope constructs.Construct, id *string, props *ErasureCha
 // The statements go to topic (the topic's) and to the locks it returns (the
 // response queue's, with the roster's metadata, and its key's), for the
 // caller to apply.
-func (ch *ErasureChannel) admitRoster(topic *locked) []*locked {
+func (ch *ErasureChannel) admitRoster(topic *pendingLock) []*pendingLock {
 	r := ch.roster
 	handlers := rosterHandlers()
-	responses := lockedQueue(ch.ResponseQueue)
-	locks := []*locked{responses}
+	responses := queueLock(ch.ResponseQueue)
+	locks := []*pendingLock{responses}
 	if ch.organization != "" || len(r.others) > 0 {
-		key := lockedKey(ch.ResponseKey)
+		key := keyLock(ch.ResponseKey)
 		ch.admitRosterAccounts(ch.principalsOfOtherAccounts(), handlers, topic, responses, key)
 		locks = append(locks, key)
 	}
@@ -298,12 +298,12 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 	if len(readers) == 0 {
 		readers = props.Publishers
 	}
-	topic := lockedTopic(ch.Topic)
+	topic := topicLock(ch.Topic)
 	topic.AdministeredBy(channelpolicy.Topic, admins, channelpolicy.TopicData)
 	// SNS answers over plain HTTP too, and the topic's EnforceSSL denies only
 	// sns:Publish without TLS: every other action is denied here.
 	topic.Deny("EveryActionOverTLSOnly", nil, []string{"sns:Publish"}, design.Conditions{"Bool": {"aws:SecureTransport": design.One("false")}})
-	topicKey := lockedKey(ch.TopicKey)
+	topicKey := keyLock(ch.TopicKey)
 	topicKey.AdministeredBy(channelpolicy.TopicKey, admins, channelpolicy.KeyUse)
 	if len(props.Publishers) > 0 {
 		topic.MarkList(channelpolicy.PublishersMetadataKey, props.Publishers)
@@ -336,14 +336,14 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 			map[string]any{"kms:ViaService": fmt.Sprintf("sqs.%s.amazonaws.com", region)}, "kms:Decrypt"), nil)
 	}
 
-	responses := lockedQueue(ch.ResponseQueue)
+	responses := queueLock(ch.ResponseQueue)
 	responses.AdministeredBy(channelpolicy.ResponseQueue, admins, channelpolicy.QueueData)
-	dlq := lockedQueue(ch.ResponseDeadLetterQueue)
+	dlq := queueLock(ch.ResponseDeadLetterQueue)
 	consumeOrRead := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
 	dlq.AdministeredBy(channelpolicy.ResponseDLQ, admins, consumeOrRead)
 	dlq.NoOne("NoOneSendsDeadLetters", []string{"sqs:SendMessage"})
 	dlq.OnlyFrom("OnlyReadersAndAdministratorsConsume", consumeOrRead, append(append([]string{}, readers...), admins...), nil)
-	key := lockedKey(ch.ResponseKey)
+	key := keyLock(ch.ResponseKey)
 	key.AdministeredBy(channelpolicy.ResponseKey, admins, channelpolicy.KeyUse)
 	if len(readers) > 0 {
 		responses.MarkList(channelpolicy.ReadersMetadataKey, readers)
@@ -366,7 +366,7 @@ func (ch *ErasureChannel) lockDown(props *ErasureChannelProps) {
 // principal of another account needs the Allow of admitRosterAccounts, which
 // names only roster accounts; the channel's own account, when it holds no
 // store, is denied outright.
-func (ch *ErasureChannel) lockSubscriptions(topic *locked, admins []string) {
+func (ch *ErasureChannel) lockSubscriptions(topic *pendingLock, admins []string) {
 	r := ch.roster
 	subscribe := []string{"sns:Subscribe"}
 	topic.OnlyFrom("OnlyAdministratorsSubscribe", subscribe, admins, nil)
@@ -441,7 +441,7 @@ func appendNew(list []string, s string) []string {
 // its key through SQS, and lets their principals subscribe an SQS queue (the
 // topic's locks narrow it to their administrators and their own store queues):
 // Allows for every principal, on topic, responses and key.
-func (ch *ErasureChannel) admitRosterAccounts(accounts map[string]design.Values, handlers string, topic, responses, key *locked) {
+func (ch *ErasureChannel) admitRosterAccounts(accounts map[string]design.Values, handlers string, topic, responses, key *pendingLock) {
 	region := ch.env.region
 	with := func(more map[string]design.Values) map[string]design.Values {
 		out := maps.Clone(accounts)

@@ -374,7 +374,7 @@ func (l *ErasureLedger) lockAnchor(this constructs.Construct, props *ErasureLedg
 	checkPrincipalArns(problems, problem.Root("ErasureLedger").Child("auditors"), props.Auditors, true)
 	_, sweeperArn := LedgerPrincipals(partition(), *st.Account())
 	admins := administratorsOr(this, props.Administrators)
-	anchor := lockedBucket(l.Anchor)
+	anchor := bucketLock(l.Anchor)
 	anchor.AdministeredBy(channelpolicy.LedgerAnchor, admins, anchorData)
 	anchor.OnlyFrom("OnlyTheSweeperAnchors", []string{"s3:PutObject"}, []string{sweeperArn}, nil)
 	anchor.OnlyFrom("OnlyTheSweeperAndAuditorsRead", anchorReads, append(append([]string{sweeperArn}, admins...), props.Auditors...), nil)

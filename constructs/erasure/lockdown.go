@@ -16,39 +16,39 @@ import (
 	"github.com/linn-cloud/erasure-channel/contract/problem"
 )
 
-// locked is a resource of a construct built once per app and its
-// design.Locked: administrators alone may take an action off the data path,
-// and each data-path action only the principals of its path
-// (channelpolicy). applyLocks hands its lock to the one applier of designs
-// (applier/apply.js), as the subscriber's design does.
-type locked struct {
-	*design.Locked
+// pendingLock is a resource of a construct built once per app and the
+// design.LockBuilder of its lock: administrators alone may take an action
+// off the data path, and each data-path action only the principals of its
+// path (channelpolicy). applyLocks hands its lock to the one applier of
+// designs (applier/apply.js), as the subscriber's design does.
+type pendingLock struct {
+	*design.LockBuilder
 	resource constructs.IConstruct
 }
 
-func lockedQueue(q awssqs.Queue) *locked {
-	return &locked{design.LockedResource("", *q.QueueArn()), q}
+func queueLock(q awssqs.Queue) *pendingLock {
+	return &pendingLock{design.ResourceLock("", *q.QueueArn()), q}
 }
 
-func lockedTopic(t awssns.Topic) *locked {
-	return &locked{design.LockedResource("", *t.TopicArn()), t}
+func topicLock(t awssns.Topic) *pendingLock {
+	return &pendingLock{design.ResourceLock("", *t.TopicArn()), t}
 }
 
-func lockedKey(k awskms.Key) *locked { return &locked{design.LockedKey(""), k} }
+func keyLock(k awskms.Key) *pendingLock { return &pendingLock{design.KeyLock(""), k} }
 
-func lockedBucket(b awss3.Bucket) *locked {
-	return &locked{design.LockedResource("", *b.BucketArn(), *b.ArnForObjects(jsii.String("*"))), b}
+func bucketLock(b awss3.Bucket) *pendingLock {
+	return &pendingLock{design.ResourceLock("", *b.BucketArn(), *b.ArnForObjects(jsii.String("*"))), b}
 }
 
 // applyLocks hands ls's pending locks to the applier in one design: each
 // resource's metadata entries, then its statements, in order (a queue,
 // topic or bucket makes its policy on the first).
-func applyLocks(ls ...*locked) {
+func applyLocks(ls ...*pendingLock) {
 	d := design.NewDesign()
 	objects := make(map[design.Name]any, len(ls))
 	for i, l := range ls {
-		lock := l.Lock()
-		lock.Resource = design.Name(fmt.Sprintf("locked%d", i))
+		lock := l.Build()
+		lock.Resource = design.Name(fmt.Sprintf("resource%d", i))
 		objects[lock.Resource] = l.resource
 		d.Locks = append(d.Locks, lock)
 	}

@@ -236,7 +236,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 	if len(admins) == 0 {
 		admins = []string{channelpolicy.DefaultAdministrators(in.Partition, learned.Account, learned.Region)}
 	}
-	queue := design.LockedResource(design.NameQueue, learned.QueueArn)
+	queue := design.ResourceLock(design.NameQueue, learned.QueueArn)
 	if fn != "" {
 		d.EventSources = append(d.EventSources, design.EventSource{Function: fn, Queue: design.NameQueue, BatchSize: build.BatchSize, WindowSeconds: build.MaxBatchingWindowSeconds})
 		if in.ResponseQueue != nil {
@@ -245,7 +245,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 		d.Grants = append(d.Grants, sendGrants(design.NameQueue, true, fn)...) // pass two re-sends to the store's own queue
 		if role == nil {
 			queue.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
-			d.Locks = append(d.Locks, queue.Lock())
+			d.Locks = append(d.Locks, queue.Build())
 		} else {
 			var topics []string
 			if in.Topic != nil {
@@ -275,7 +275,7 @@ func Subscriber(in SubscriberInput) SubscriberStep {
 		}
 	} else {
 		queue.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
-		d.Locks = append(d.Locks, queue.Lock())
+		d.Locks = append(d.Locks, queue.Build())
 	}
 
 	addAlarms(&d, in.Name, build)
@@ -444,7 +444,7 @@ func lookupRole(partition, ledgerAccount, store, handlerRoleArn string) design.L
 // and the handler (pass two) send; only the handler consumes, reads the
 // queue's attributes and uses the key besides SNS; nobody sends to the
 // dead-letter queue, and only administrators read it.
-func lockDown(q *design.Locked, learned *queueFacts, roleArn string, admins, topics []string) []design.Lock {
+func lockDown(q *design.LockBuilder, learned *queueFacts, roleArn string, admins, topics []string) []design.Lock {
 	q.AdministeredBy(channelpolicy.Queue, admins, channelpolicy.QueueData)
 	// Taking requests off the store's queue is denied to every principal but
 	// the handler's role (the event source polls with it), in any account,
@@ -454,16 +454,16 @@ func lockDown(q *design.Locked, learned *queueFacts, roleArn string, admins, top
 	q.OnlyFrom("OnlyTheTopicAndTheHandlerSend", []string{"sqs:SendMessage"}, []string{roleArn}, topics)
 	q.OnlyFrom("OnlyTheHandlerAndAdministratorsReadAttributes", []string{"sqs:GetQueueAttributes"}, append([]string{roleArn}, admins...), nil)
 
-	dlq := design.LockedResource(design.NameDeadLetterQueue, learned.DeadLetterQueueArn)
+	dlq := design.ResourceLock(design.NameDeadLetterQueue, learned.DeadLetterQueueArn)
 	consumeOrRead := append(append([]string{}, channelpolicy.QueueConsume...), "sqs:GetQueueAttributes")
 	dlq.AdministeredBy(channelpolicy.DeadLetters, admins, consumeOrRead)
 	dlq.NoOne("NoOneSendsDeadLetters", []string{"sqs:SendMessage"})
 	dlq.OnlyFrom("OnlyAdministratorsConsume", consumeOrRead, admins, nil)
 
-	k := design.LockedKey(design.NameKey)
+	k := design.KeyLock(design.NameKey)
 	k.AdministeredBy(channelpolicy.QueueKey, admins, channelpolicy.KeyUse)
 	k.OnlyFrom("OnlyTheDataPathUsesTheKey", channelpolicy.KeyUse, []string{roleArn}, topics)
-	return []design.Lock{q.Lock(), dlq.Lock(), k.Lock()}
+	return []design.Lock{q.Build(), dlq.Build(), k.Build()}
 }
 
 // sendGrants let grantee send to q and nothing more: sqs:SendMessage, and

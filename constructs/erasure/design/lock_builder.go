@@ -2,29 +2,30 @@ package design
 
 import "github.com/linn-cloud/erasure-channel/constructs/channelpolicy"
 
-// A Locked resource builds its Lock: the resource, the ARNs a statement
+// A LockBuilder builds one resource's Lock: the resource, the ARNs a statement
 // names it by, its metadata entries and its statements, in order. Every
 // channel resource is locked the same way: administrators alone may take an
 // action off the data path, and each data-path action only the principals
 // of its path (channelpolicy).
-type Locked struct {
+type LockBuilder struct {
 	lock      Lock
 	resources []string
 }
 
-// LockedResource is a queue, topic or bucket named by arns in its policy.
-func LockedResource(resource Name, arns ...string) *Locked {
-	return &Locked{lock: Lock{Resource: resource}, resources: arns}
+// ResourceLock builds the lock of a queue, topic or bucket named by arns in
+// its policy.
+func ResourceLock(resource Name, arns ...string) *LockBuilder {
+	return &LockBuilder{lock: Lock{Resource: resource}, resources: arns}
 }
 
-// LockedKey is a KMS key: in a key policy, "*" is this key.
-func LockedKey(key Name) *Locked {
-	return &Locked{lock: Lock{Resource: key, KeyPolicy: true}, resources: []string{"*"}}
+// KeyLock builds the lock of a KMS key: in a key policy, "*" is this key.
+func KeyLock(key Name) *LockBuilder {
+	return &LockBuilder{lock: Lock{Resource: key, KeyPolicy: true}, resources: []string{"*"}}
 }
 
-// Lock is what the applier carries out: the metadata, then each statement.
-// It empties the Locked.
-func (l *Locked) Lock() Lock {
+// Build is the Lock the applier carries out: the metadata, then each
+// statement. It empties the builder.
+func (l *LockBuilder) Build() Lock {
 	out := l.lock
 	if out.Metadata == nil {
 		out.Metadata = []MetadataEntry{}
@@ -37,28 +38,28 @@ func (l *Locked) Lock() Lock {
 }
 
 // MarkText adds a metadata entry of text to the resource.
-func (l *Locked) MarkText(key, value string) {
+func (l *LockBuilder) MarkText(key, value string) {
 	l.lock.Metadata = append(l.lock.Metadata, MetadataEntry{Key: key, Text: &value})
 }
 
 // MarkFlag adds a metadata entry of a boolean to the resource.
-func (l *Locked) MarkFlag(key string, value bool) {
+func (l *LockBuilder) MarkFlag(key string, value bool) {
 	l.lock.Metadata = append(l.lock.Metadata, MetadataEntry{Key: key, Flag: &value})
 }
 
 // MarkCount adds a metadata entry of a number to the resource.
-func (l *Locked) MarkCount(key string, value int) {
+func (l *LockBuilder) MarkCount(key string, value int) {
 	l.lock.Metadata = append(l.lock.Metadata, MetadataEntry{Key: key, Count: &value})
 }
 
 // MarkList adds a metadata entry of a list of strings to the resource.
-func (l *Locked) MarkList(key string, values []string) {
+func (l *LockBuilder) MarkList(key string, values []string) {
 	l.lock.Metadata = append(l.lock.Metadata, MetadataEntry{Key: key, List: append([]string{}, values...)})
 }
 
 // Deny adds a Deny for every principal, of actions (or, with notActions, of
 // every action but those), when every condition holds.
-func (l *Locked) Deny(sid string, actions, notActions []string, conditions Conditions) {
+func (l *LockBuilder) Deny(sid string, actions, notActions []string, conditions Conditions) {
 	st := Statement{Sid: sid, Effect: Deny, Principal: Everyone, Resource: List(l.resources...).Ref()}
 	if notActions != nil {
 		st.NotAction = List(notActions...).Ref()
@@ -73,7 +74,7 @@ func (l *Locked) Deny(sid string, actions, notActions []string, conditions Condi
 
 // Allow adds an Allow for every principal, of actions, when every condition
 // holds: the admissions other locks then narrow.
-func (l *Locked) Allow(sid string, actions []string, conditions Conditions) {
+func (l *LockBuilder) Allow(sid string, actions []string, conditions Conditions) {
 	st := Statement{Sid: sid, Effect: Allow, Principal: Everyone, Resource: List(l.resources...).Ref(), Action: List(actions...).Ref()}
 	if len(conditions) > 0 {
 		st.Condition = conditions
@@ -83,7 +84,7 @@ func (l *Locked) Allow(sid string, actions []string, conditions Conditions) {
 
 // AdministeredBy marks the resource as of kind and lets only admins take an
 // action outside data (the resource's data-path actions).
-func (l *Locked) AdministeredBy(kind channelpolicy.Kind, admins []string, data []string) {
+func (l *LockBuilder) AdministeredBy(kind channelpolicy.Kind, admins []string, data []string) {
 	l.MarkText(channelpolicy.KindMetadataKey, string(kind))
 	l.MarkList(channelpolicy.AdministratorsMetadataKey, admins)
 	l.Deny("OnlyAdministratorsAdminister", nil, data, NotLike(admins))
@@ -92,7 +93,7 @@ func (l *Locked) AdministeredBy(kind channelpolicy.Kind, admins []string, data [
 // OnlyFrom denies actions to every principal whose ARN is not one of
 // principals, unless (for a service acting for one of sources) the request's
 // aws:SourceArn is one of sources.
-func (l *Locked) OnlyFrom(sid string, actions, principals, sources []string) {
+func (l *LockBuilder) OnlyFrom(sid string, actions, principals, sources []string) {
 	cond := Conditions{"ArnNotLike": {"aws:PrincipalArn": List(principals...)}}
 	if len(sources) > 0 {
 		cond["ArnNotLike"]["aws:SourceArn"] = List(sources...)
@@ -101,7 +102,7 @@ func (l *Locked) OnlyFrom(sid string, actions, principals, sources []string) {
 }
 
 // NoOne denies actions to every principal.
-func (l *Locked) NoOne(sid string, actions []string) { l.Deny(sid, actions, nil, nil) }
+func (l *LockBuilder) NoOne(sid string, actions []string) { l.Deny(sid, actions, nil, nil) }
 
 // NotLike is the condition that the principal's ARN is none of arns.
 func NotLike(arns []string) Conditions {
