@@ -239,127 +239,7 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 		}
 		return false
 	}
-	keyLiteral := map[string]string{} // key res ident -> literal used in the app
-	arnOf := func(id string) string {
-		rest := strings.TrimPrefix(id, "res:")
-		file, lid, _ := strings.Cut(rest, "#")
-		suffix := ""
-		if i := strings.Index(lid, "/"); i >= 0 {
-			lid, suffix = lid[:i], lid[i:]
-		}
-		var tt *template
-		for _, x := range a.Templates {
-			if x.Path == file {
-				tt = x
-			}
-		}
-		r := tt.Resources[lid]
-		name := func(k string) string { s, _ := r.Properties[k].(string); return s }
-		var arn string
-		switch r.Type {
-		case "AWS::SQS::Queue":
-			n := name("QueueName")
-			if n == "" {
-				n = tt.Stack + "-" + lid
-			}
-			arn = fmt.Sprintf("arn:aws:sqs:%s:%s:%s", tt.Region, tt.Account, n)
-		case "AWS::SNS::Topic":
-			n := name("TopicName")
-			if n == "" {
-				n = lid
-			}
-			arn = fmt.Sprintf("arn:aws:sns:%s:%s:%s", tt.Region, tt.Account, n)
-		case "AWS::KMS::Key":
-			arn = fmt.Sprintf("arn:aws:kms:%s:%s:key/%s-%s", tt.Region, tt.Account, tt.Stack, lid)
-			if l, ok := keyLiteral[id]; ok {
-				arn = l
-			}
-		case "AWS::IAM::Role":
-			n := name("RoleName")
-			if n == "" {
-				n = lid
-			}
-			path := name("Path") // a handler's is contract.HandlerRolePath: the locks match it
-			if path == "" {
-				path = "/"
-			}
-			arn = fmt.Sprintf("arn:aws:iam::%s:role%s%s", tt.Account, path, n)
-		case "AWS::S3::Bucket":
-			arn = "arn:aws:s3:::" + strings.ToLower(tt.Stack+"-"+lid)
-		case "AWS::Logs::LogGroup":
-			arn = fmt.Sprintf("arn:aws:logs:%s:%s:log-group:%s:*", tt.Region, tt.Account, lid)
-		default:
-			arn = "arn:aws:unknown:::" + lid
-		}
-		return arn + suffix
-	}
-	// The response key, as a store in another app names it: by a literal key
-	// ARN of its account and region (the evaluator's one assumption).
-	if rk := m.Target("response-key"); rk != nil {
-		for _, t := range a.Templates {
-			for _, id := range t.IDs() {
-				if r := t.Resources[id]; r.Type == "AWS::IAM::Policy" {
-					for _, s := range iameval.Parse(r.Properties["PolicyDocument"], nil, "") {
-						for _, res := range iameval.StringsOf(s.Resource) {
-							if strings.HasPrefix(res, "arn:aws:kms:") && iameval.ARNAccount(res) == rk.Account {
-								keyLiteral[rk.Aliases[0]] = res
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	var render func(t *template, v any) any
-	render = func(t *template, v any) any {
-		switch x := v.(type) {
-		case string:
-			if strings.HasPrefix(x, "res:") {
-				return arnOf(x)
-			}
-			return x
-		case []any:
-			out := make([]any, len(x))
-			for i, e := range x {
-				out[i] = render(t, e)
-			}
-			return out
-		case map[string]any:
-			if len(x) == 1 {
-				for k := range x {
-					if k == "Ref" || strings.HasPrefix(k, "Fn::") {
-						id := a.Ident(t, x)
-						if strings.HasPrefix(id, "res:") {
-							return arnOf(id)
-						}
-						return id
-					}
-				}
-			}
-			out := map[string]any{}
-			for k, e := range x {
-				out[k] = render(t, e)
-			}
-			return out
-		}
-		return v
-	}
-	doc := func(stmts []statement) map[string]any {
-		var list []any
-		for _, s := range stmts {
-			m := map[string]any{"Effect": s.Effect}
-			for k, v := range map[string]any{"Principal": s.Principal, "NotPrincipal": s.NotPrincipal, "Action": s.Action, "NotAction": s.NotAction, "Resource": s.Resource, "NotResource": s.NotResource} {
-				if v != nil {
-					m[k] = render(templateOf(s), v)
-				}
-			}
-			if len(s.Condition) > 0 {
-				m["Condition"] = render(templateOf(s), s.Condition)
-			}
-			list = append(list, m)
-		}
-		return map[string]any{"Version": "2012-10-17", "Statement": list}
-	}
+	lit := &literals{a: a, keys: responseKeyLiterals(a, m)}
 	var sims []any
 	for i, c := range m.Cells {
 		p, r := m.Principal(c.Principal), m.Target(c.Resource)
@@ -370,54 +250,182 @@ func dumpSims(a *assembly, touched map[uintptr]bool) []any {
 		if touched != nil && !reaches(r.Policy) && !reaches(p.Identity) && !reaches(boundary) {
 			continue
 		}
-		req := m.RequestOf(i)
-		ctx := map[string]any{}
-		for k, v := range req.Ctx {
-			var vals []string
-			for _, x := range v {
-				if strings.HasPrefix(x, "res:") {
-					x = arnOf(x)
-				}
-				if strings.Contains(x, "*") || (k == "aws:principalarn" && !strings.HasPrefix(x, "arn:aws:iam:")) {
-					continue
-				}
-				vals = append(vals, x)
-			}
-			if len(vals) > 0 {
-				ctx[k] = vals[0]
-			}
-		}
-		principalArn := p.Service
-		if principalArn == "" {
-			principalArn = requestPrincipal(p, arnOf)
-		}
-		resArn := r.Aliases[0]
-		if strings.HasPrefix(resArn, "res:") {
-			resArn = arnOf(resArn)
-		}
-		sim := map[string]any{
-			"cell": c,
-			"simulation": map[string]any{
-				"request": map[string]any{"principal": principalArn, "action": req.Action,
-					"resource": map[string]any{"resource": resArn, "accountId": r.Account}, "contextVariables": ctx},
-				"identityPolicies":        []any{},
-				"serviceControlPolicies":  []any{},
-				"resourceControlPolicies": []any{},
-			},
-		}
-		s := sim["simulation"].(map[string]any)
-		if p.Service == "" {
-			s["identityPolicies"] = []any{map[string]any{"name": "identity", "policy": doc(p.Identity)}}
-		}
-		if len(r.Policy) > 0 {
-			s["resourcePolicy"] = doc(r.Policy)
-		}
-		if p.Service == "" && p.Boundary != nil {
-			s["permissionBoundaryPolicies"] = []any{map[string]any{"name": "boundary", "policy": doc(p.Boundary.Statements)}}
-		}
-		sims = append(sims, sim)
+		sims = append(sims, map[string]any{"cell": c, "simulation": lit.simulation(m.RequestOf(i), p, r)})
 	}
 	return sims
+}
+
+// literals renders the model's identities as literal ARNs: each resource
+// of the assembly gets a distinct one, a key the one keys holds for it.
+type literals struct {
+	a    *assembly
+	keys map[string]string // key res ident -> literal used in the app
+}
+
+// responseKeyLiterals is the response key as a store in another app names
+// it: by a literal key ARN of its account and region (the evaluator's one
+// assumption).
+func responseKeyLiterals(a *assembly, m *accessmodel.Matrix) map[string]string {
+	out := map[string]string{}
+	rk := m.Target("response-key")
+	if rk == nil {
+		return out
+	}
+	for _, t := range a.Templates {
+		for _, id := range t.IDsOf("AWS::IAM::Policy") {
+			for _, s := range iameval.Parse(t.Resources[id].Properties["PolicyDocument"], nil, "") {
+				for _, res := range iameval.StringsOf(s.Resource) {
+					if strings.HasPrefix(res, "arn:aws:kms:") && iameval.ARNAccount(res) == rk.Account {
+						out[rk.Aliases[0]] = res
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// arn is the literal ARN of a resource identity (with its object suffix).
+func (l *literals) arn(id string) string {
+	rest := strings.TrimPrefix(id, "res:")
+	file, lid, _ := strings.Cut(rest, "#")
+	suffix := ""
+	if i := strings.Index(lid, "/"); i >= 0 {
+		lid, suffix = lid[:i], lid[i:]
+	}
+	var tt *template
+	for _, x := range l.a.Templates {
+		if x.Path == file {
+			tt = x
+		}
+	}
+	r := tt.Resources[lid]
+	name := func(k, fallback string) string {
+		if s, _ := r.Properties[k].(string); s != "" {
+			return s
+		}
+		return fallback
+	}
+	var arn string
+	switch r.Type {
+	case "AWS::SQS::Queue":
+		arn = fmt.Sprintf("arn:aws:sqs:%s:%s:%s", tt.Region, tt.Account, name("QueueName", tt.Stack+"-"+lid))
+	case "AWS::SNS::Topic":
+		arn = fmt.Sprintf("arn:aws:sns:%s:%s:%s", tt.Region, tt.Account, name("TopicName", lid))
+	case "AWS::KMS::Key":
+		arn = fmt.Sprintf("arn:aws:kms:%s:%s:key/%s-%s", tt.Region, tt.Account, tt.Stack, lid)
+		if k, ok := l.keys[id]; ok {
+			arn = k
+		}
+	case "AWS::IAM::Role":
+		// A handler's path is contract.HandlerRolePath: the locks match it.
+		arn = fmt.Sprintf("arn:aws:iam::%s:role%s%s", tt.Account, name("Path", "/"), name("RoleName", lid))
+	case "AWS::S3::Bucket":
+		arn = "arn:aws:s3:::" + strings.ToLower(tt.Stack+"-"+lid)
+	case "AWS::Logs::LogGroup":
+		arn = fmt.Sprintf("arn:aws:logs:%s:%s:log-group:%s:*", tt.Region, tt.Account, lid)
+	default:
+		arn = "arn:aws:unknown:::" + lid
+	}
+	return arn + suffix
+}
+
+// render is v with every resource identity and intrinsic as a literal.
+func (l *literals) render(t *template, v any) any {
+	switch x := v.(type) {
+	case string:
+		if cfnmodel.IsResourceIdent(x) {
+			return l.arn(x)
+		}
+		return x
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = l.render(t, e)
+		}
+		return out
+	case map[string]any:
+		if len(x) == 1 {
+			for k := range x {
+				if k == "Ref" || strings.HasPrefix(k, "Fn::") {
+					id := l.a.Ident(t, x)
+					if cfnmodel.IsResourceIdent(id) {
+						return l.arn(id)
+					}
+					return id
+				}
+			}
+		}
+		out := map[string]any{}
+		for k, e := range x {
+			out[k] = l.render(t, e)
+		}
+		return out
+	}
+	return v
+}
+
+// doc is stmts as a literal policy document.
+func (l *literals) doc(stmts []statement) map[string]any {
+	var list []any
+	for _, s := range stmts {
+		m := map[string]any{"Effect": s.Effect}
+		for k, v := range map[string]any{"Principal": s.Principal, "NotPrincipal": s.NotPrincipal, "Action": s.Action, "NotAction": s.NotAction, "Resource": s.Resource, "NotResource": s.NotResource} {
+			if v != nil {
+				m[k] = l.render(templateOf(s), v)
+			}
+		}
+		if len(s.Condition) > 0 {
+			m["Condition"] = l.render(templateOf(s), s.Condition)
+		}
+		list = append(list, m)
+	}
+	return map[string]any{"Version": "2012-10-17", "Statement": list}
+}
+
+// simulation is req of p against r as iam-simulate's input, in literals.
+func (l *literals) simulation(req iameval.Request, p *accessmodel.Principal, r *accessmodel.Target) map[string]any {
+	ctx := map[string]any{}
+	for k, v := range req.Ctx {
+		var vals []string
+		for _, x := range v {
+			if cfnmodel.IsResourceIdent(x) {
+				x = l.arn(x)
+			}
+			if strings.Contains(x, "*") || (k == "aws:principalarn" && !strings.HasPrefix(x, "arn:aws:iam:")) {
+				continue
+			}
+			vals = append(vals, x)
+		}
+		if len(vals) > 0 {
+			ctx[k] = vals[0]
+		}
+	}
+	principalArn := p.Service
+	if principalArn == "" {
+		principalArn = requestPrincipal(p, l.arn)
+	}
+	resArn := r.Aliases[0]
+	if cfnmodel.IsResourceIdent(resArn) {
+		resArn = l.arn(resArn)
+	}
+	s := map[string]any{
+		"request": map[string]any{"principal": principalArn, "action": req.Action,
+			"resource": map[string]any{"resource": resArn, "accountId": r.Account}, "contextVariables": ctx},
+		"identityPolicies":        []any{},
+		"serviceControlPolicies":  []any{},
+		"resourceControlPolicies": []any{},
+	}
+	if p.Service == "" {
+		s["identityPolicies"] = []any{map[string]any{"name": "identity", "policy": l.doc(p.Identity)}}
+	}
+	if len(r.Policy) > 0 {
+		s["resourcePolicy"] = l.doc(r.Policy)
+	}
+	if p.Service == "" && p.Boundary != nil {
+		s["permissionBoundaryPolicies"] = []any{map[string]any{"name": "boundary", "policy": l.doc(p.Boundary.Statements)}}
+	}
+	return s
 }
 
 // requestPrincipal is the ARN p makes its requests as: a role's session

@@ -134,24 +134,15 @@ func ruleSourcesFile(dir string) ([]byte, error) {
 	}
 	// A construct's rule is reported by the construct's own decisions
 	// (constructs/erasure/plan): the functions there that name its id.
-	planDir := filepath.Join(dir, "..", "erasure", "plan")
-	planPkgs, err := parser.ParseDir(fset, planDir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	planFiles, err := sourcesOf(fset, filepath.Join(dir, "..", "erasure", "plan"), "plan")
 	if err != nil {
 		return nil, err
-	}
-	var planFiles []*ast.File
-	for _, f := range planPkgs["plan"].Files {
-		planFiles = append(planFiles, f)
 	}
 	// ErasureChannel's and ErasureLedger's rules are named by the construct
 	// package itself (constructs/erasure).
-	erasurePkgs, err := parser.ParseDir(fset, filepath.Join(dir, "..", "erasure"), func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	erasureFiles, err := sourcesOf(fset, filepath.Join(dir, "..", "erasure"), "erasure")
 	if err != nil {
 		return nil, err
-	}
-	var erasureFiles []*ast.File
-	for _, f := range erasurePkgs["erasure"].Files {
-		erasureFiles = append(erasureFiles, f)
 	}
 	byChannel := map[string]bool{} // rule name -> named by the channel's or the ledger's construct
 	for name, c := range idConst {
@@ -209,6 +200,19 @@ func ruleSourcesFile(dir string) ([]byte, error) {
 	}
 	b.WriteString("}\n")
 	return format.Source(b.Bytes())
+}
+
+// sourcesOf parses the non-test files of package pkg in dir.
+func sourcesOf(fset *token.FileSet, dir, pkg string) ([]*ast.File, error) {
+	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []*ast.File
+	for _, f := range pkgs[pkg].Files {
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // declaredRule reads declare(Rule{..., Name: "X", ..., Source: FromConstruct}).
