@@ -294,7 +294,7 @@ func TestFailingHandlerDeadLetters(t *testing.T) {
 
 // assertDeadLetteredIntact: the store's dead-letter queue holds one message,
 // the request exactly as published.
-func assertDeadLetteredIntact(t *testing.T, lc *liveChannel, st *local.Store, req contract.Request) {
+func assertDeadLetteredIntact(t *testing.T, lc *liveChannel, st *local.StoreQueues, req contract.Request) {
 	t.Helper()
 	out, err := lc.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(st.DeadLetterQueue.URL)})
 	if err != nil || len(out.Messages) != 1 {

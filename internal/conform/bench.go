@@ -34,7 +34,7 @@ type bench struct {
 	opts    Options
 	ch      *local.Channel
 	gate    *local.Gate
-	store   *local.Store
+	store   *local.StoreQueues
 	fn      *lambdaemu.Emulator
 	output  *syncBuffer
 	refuse  *refusals

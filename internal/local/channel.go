@@ -59,8 +59,8 @@ type Queue struct {
 	ARN string
 }
 
-// Store is one store's queues.
-type Store struct {
+// StoreQueues are one store's queue and dead-letter queue on the local channel.
+type StoreQueues struct {
 	Spec            StoreSpec
 	Queue           Queue
 	DeadLetterQueue Queue
@@ -68,7 +68,7 @@ type Store struct {
 
 // HandlerEnvironment is what ErasureSubscriber would set in the store's
 // Lambda environment, for a handler run in process against this store.
-func (s *Store) HandlerEnvironment(responseQueueURL string) contract.HandlerEnvironment {
+func (s *StoreQueues) HandlerEnvironment(responseQueueURL string) contract.HandlerEnvironment {
 	return contract.HandlerEnvironment{
 		PassTwoDelay:     time.Duration(s.Spec.Settings.PassTwoDelaySeconds) * time.Second,
 		BatchTimeout:     time.Duration(s.Spec.Settings.BatchTimeoutSeconds) * time.Second,
@@ -84,7 +84,7 @@ type Channel struct {
 	TopicARN                string
 	ResponseQueue           Queue
 	ResponseDeadLetterQueue Queue
-	Stores                  map[string]*Store
+	Stores                  map[string]*StoreQueues
 
 	gate   *Gate
 	probe  *Gate // decides without forwarding (Probe)
@@ -167,7 +167,7 @@ func (ch *Channel) Roster() publisher.Roster {
 // and subscription.
 func Create(ctx context.Context, cl Clients, spec Spec) (*Channel, error) {
 	c := spec.Constants
-	ch := &Channel{Clients: cl, Stores: map[string]*Store{}}
+	ch := &Channel{Clients: cl, Stores: map[string]*StoreQueues{}}
 	topic, err := cl.SNS.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String(spec.Prefix + "erasure-topic")})
 	if err != nil {
 		return nil, fmt.Errorf("local: create topic: %w", err)
@@ -186,7 +186,7 @@ func Create(ctx context.Context, cl Clients, spec Spec) (*Channel, error) {
 		return nil, err
 	}
 	for _, s := range spec.Stores {
-		st := &Store{Spec: s}
+		st := &StoreQueues{Spec: s}
 		if st.DeadLetterQueue, err = createQueue(ctx, cl.SQS, spec.Prefix+s.Name+"-erasure-dlq", map[string]string{
 			"MessageRetentionPeriod": strconv.Itoa(s.Settings.RetentionSeconds),
 		}); err != nil {

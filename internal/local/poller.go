@@ -20,7 +20,7 @@ type HandlerFunc func(ctx context.Context, ev events.SQSEvent) (events.SQSEventR
 // maxReceiveCount receives, to move to the dead-letter queue).
 type Poller struct {
 	Client   *sqs.Client
-	Store    *Store
+	Store    *StoreQueues
 	Handler  HandlerFunc
 	Region   string
 	WaitTime time.Duration // long-poll wait; default 1 s
