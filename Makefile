@@ -248,7 +248,7 @@ soak: tools
 applier: $(TOOLS)/node_modules/.installed $(TSPKG)/node_modules/.installed
 	$(NODE) constructs/erasure/applier/build-assembly.mjs
 
-## design-types: constructs/erasure/applier/design.ts from the plan's Go types (TestDesignTypesAreGenerated holds them equal).
+## design-types: constructs/erasure/applier/design.ts from the Go types of design and plan (TestDesignTypesAreGenerated holds them equal).
 design-types:
 	go run ./constructs/erasure/plan/typescript/gen
 

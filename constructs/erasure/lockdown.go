@@ -62,7 +62,7 @@ func suppress(reasons map[string]string, scopes ...constructs.IConstruct) {
 	suppressRules(design.NewSuppression(reasons).Rules, scopes...)
 }
 
-// suppressRules hands cdk-nag suppressions, as the plan states them, to the
+// suppressRules hands cdk-nag suppressions, as the design states them, to the
 // applier: cdk-nag 2's metadata and cdk-nag 3's acknowledgements on each of
 // scopes and their children.
 func suppressRules(rules []design.NagRule, scopes ...constructs.IConstruct) {

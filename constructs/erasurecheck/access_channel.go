@@ -1,6 +1,7 @@
 package erasurecheck
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -78,7 +79,8 @@ func (a *assembly) add(ch *accessmodel.Channel, name string, kind channelpolicy.
 		t.Gate = &channelpolicy.Resource{Properties: props, DeletionPolicy: r.DeletionPolicy, UpdateReplacePolicy: r.UpdateReplacePolicy}
 	}
 	t.Name = name
-	for n := 2; ch.Add(t) != nil; n++ {
+	var taken *accessmodel.DuplicateTargetError
+	for n := 2; errors.As(ch.Add(t), &taken); n++ {
 		t.Name = fmt.Sprintf("%s#%d", name, n)
 	}
 }

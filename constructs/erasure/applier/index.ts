@@ -14,7 +14,7 @@ export class Applier {
    * Builds design (a design.Design as JSON) with the objects the caller holds
    * by name.
    *
-   * @returns what the design made, by name, and what it read (an
+   * @returns what the design made, by name, and what it read (a
    * design.Answer as JSON) as "answer".
    */
   public static apply(design: string, objects: { [name: string]: any }): { [name: string]: any } {

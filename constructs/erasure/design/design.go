@@ -1,6 +1,6 @@
 package design
 
-// A Design is what one step builds, as typed data: every resource the
+// A Design is what one call of the applier builds, as typed data: every resource the
 // constructs hand the applier (applier/apply.js) instead of building it with
 // one jsii round trip per call. The applier builds each list in the order of
 // the fields below, each entry in its order, with aws-cdk-lib's own classes,

@@ -84,7 +84,7 @@ func (p *Principal) UnmarshalJSON(b []byte) error {
 	var s string
 	if json.Unmarshal(b, &s) == nil {
 		if s != "*" {
-			return errors.New(`plan: a principal string must be "*"`)
+			return errors.New(`design: a principal string must be "*"`)
 		}
 		*p = Principal{Any: true}
 		return nil
@@ -138,7 +138,7 @@ func (v *Values) UnmarshalJSON(b []byte) error {
 	}
 	var l []string
 	if err := json.Unmarshal(b, &l); err != nil {
-		return errors.New("plan: an IAM value must be a string or a list of strings")
+		return errors.New("design: an IAM value must be a string or a list of strings")
 	}
 	*v = List(l...)
 	return nil

@@ -195,7 +195,7 @@ func TestRefusedSubscriberStillBuilds(t *testing.T) {
 
 // BenchmarkSubscriberStep is one store's two steps as the WebAssembly
 // module serves them: the input decoded from JSON, the plan, its design
-// encoded (the TypeScript construct's cost per store, before the applier).
+// encoded (the TypeScript construct's cost per store, before the applier runs).
 func BenchmarkSubscriberStep(b *testing.B) {
 	first := base()
 	raw1, _ := json.Marshal(first)

@@ -20,7 +20,7 @@ import (
 	"github.com/linn-cloud/erasure-channel/constructs/erasure/plan"
 )
 
-// roots are the types the applier's two sides exchange.
+// roots are the types the Go decisions and the applier exchange.
 var roots = []any{design.Design{}, design.Answer{}, plan.SubscriberInput{}, plan.SubscriberStep{}, design.Metric{}}
 
 // unions are the string types whose every value the design declares.
